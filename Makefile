@@ -1,0 +1,52 @@
+# Two commands do everything on a fresh machine (see README.md):
+#   make demo   install what is missing, build, run an example
+#   make test   the same, then every test
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: setup configure build demo test unit golden format-check asan fuzz bench install clean
+
+setup:
+	@scripts/setup.sh
+
+configure: setup
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+format-check: setup
+	@scripts/format.sh --check
+
+unit: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+golden: build
+	@scripts/golden.sh $(BUILD)/tools/tackc/tackc
+
+asan: setup
+	@[ -f $(ASAN_BUILD)/build.ninja ] || cmake -S . -B $(ASAN_BUILD) -G Ninja -DTACK_SANITIZE=ON $(CMAKE_FLAGS)
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -L unit
+
+fuzz: setup
+	@scripts/fuzz.sh $(FUZZ_BUILD) 60
+
+test: format-check build unit golden asan fuzz
+	@echo "make test: all checks passed"
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,48 @@
+# Each layer globs its own folder, so adding a file never touches a shared list.
+function(tack_glob out)
+  set(files)
+  foreach(dir ${ARGN})
+    file(GLOB found CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/${dir}/*.cpp")
+    list(APPEND files ${found})
+  endforeach()
+  set(${out} ${files} PARENT_SCOPE)
+endfunction()
+
+tack_glob(TACK_FRONT_SOURCES support diag frontend sema builtins ir passes)
+add_library(tack_front STATIC ${TACK_FRONT_SOURCES})
+target_include_directories(tack_front PUBLIC
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
+target_compile_definitions(tack_front PUBLIC TACK_VERSION="${TACK_VERSION_STRING}")
+
+if(TACK_FUZZ)
+  add_subdirectory(tests/fuzz)
+endif()
+if(TACK_FRONT_ONLY)
+  return()
+endif()
+
+find_package(LLVM 19.1 REQUIRED CONFIG)
+message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} at ${LLVM_DIR}")
+
+tack_glob(TACK_LLVM_SOURCES codegen/llvm)
+add_library(tack_llvm STATIC ${TACK_LLVM_SOURCES})
+target_include_directories(tack_llvm SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(tack_llvm PRIVATE ${LLVM_DEFINITIONS})
+target_link_libraries(tack_llvm PUBLIC tack_front PRIVATE LLVM)
+
+tack_glob(TACK_CFAMILY_SOURCES codegen/cfamily)
+add_library(tack_cfamily STATIC ${TACK_CFAMILY_SOURCES})
+target_link_libraries(tack_cfamily PUBLIC tack_front)
+
+find_package(Threads REQUIRED)
+tack_glob(TACK_RUNTIME_SOURCES runtime runtime/cpu runtime/opencl runtime/level_zero
+  runtime/cuda runtime/hip runtime/null cache api)
+add_library(tack STATIC ${TACK_RUNTIME_SOURCES})
+target_link_libraries(tack PUBLIC tack_front PRIVATE tack_llvm tack_cfamily Threads::Threads ${CMAKE_DL_LIBS})
+
+add_subdirectory(tools/tackc)
+if(TACK_BUILD_TESTS)
+  enable_testing()
+  add_subdirectory(tests)
+endif()

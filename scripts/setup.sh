@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks, idempotently: apt packages once, a Python venv
+# with the pip packages. Quick (well under a second) when everything is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache git pkg-config
+  llvm-19-dev clang-19 libclang-rt-19-dev
+  googletest libgtest-dev libbenchmark-dev
+  clang-format
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+  clang-15 llvm-spirv-15 spirv-tools
+  libze1 libze-dev
+  libamdhip64-dev
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+fi
+
+PY=${PYTHON:-python3}
+PIP_PACKAGES=(numpy pytest nanobind scikit-build-core pillow ruff)
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.tack-pip-stamp
+want="${PIP_PACKAGES[*]}"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q "${PIP_PACKAGES[@]}"
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,1 @@
+// Filled by the C-family code generator (issue 5).

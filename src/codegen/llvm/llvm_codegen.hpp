@@ -1,0 +1,47 @@
+#pragma once
+// Typed IR -> LLVM IR -> host object code, and loading object code into the process.
+//
+// Calling convention of every compiled variant (one exported symbol per variant):
+//   void tack_entry_<encoded>(const uint64_t* slots, int64_t loop_start, int64_t loop_end)
+// slots[i] holds parameter i: an array's address, or a scalar's bits (zero-extended integers,
+// float as its IEEE bits in the low 32 bits, double as 64 bits). The entry runs the prologue and
+// then the flattened parallel iterations t in [loop_start, loop_end) (t indexes the row-major
+// product of the parallel dimensions). Internally it calls `tack_kernel_<encoded>` whose array
+// parameters carry `noalias` when the variant is the disjoint one.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.hpp"
+
+namespace tack::codegen::llvm_cpu {
+
+struct CpuCodegenOptions {
+    bool noalias = false;  // the disjoint-arrays variant (CONTRACT D7)
+};
+
+/// Injective ASCII encoding of a kernel name: "tack_kernel_" + encoded (CONTRACT A10).
+std::string entry_name(const std::string& kernel_name);
+
+/// Textual LLVM IR before (`optimized=false`) or after the O3 pipeline.
+std::string emit_llvm_ir(const ir::Kernel& k, const CpuCodegenOptions& opts, bool optimized);
+
+/// O3 + codegen for the host CPU: a relocatable object file.
+std::vector<uint8_t> compile_to_object(const ir::Kernel& k, const CpuCodegenOptions& opts);
+
+/// Describes the code generator target for disk-cache keys: triple, CPU name, features, LLVM
+/// version.
+const std::string& host_target_fingerprint();
+
+/// A loaded object file (ORC LLJIT). Thread-safe lookup; the code lives as long as the object.
+class LoadedObject {
+  public:
+    using EntryFn = void (*)(const uint64_t*, int64_t, int64_t);
+    static std::unique_ptr<LoadedObject> load(const std::vector<uint8_t>& object);
+    virtual ~LoadedObject() = default;
+    virtual EntryFn entry(const std::string& kernel_name) const = 0;
+};
+
+}  // namespace tack::codegen::llvm_cpu

@@ -1,0 +1,68 @@
+#include "diag/diagnostic.hpp"
+
+#include <algorithm>
+
+namespace tack::diag {
+
+const char* error_kind_name(ErrorKind kind) {
+    static constexpr const char* kNames[] = {
+        "SyntaxError", "UnsupportedSyntaxError", "NameError",    "TypeError",
+        "ValueError",  "NotImplementedError",    "RuntimeError",
+    };
+    return kNames[static_cast<int>(kind)];
+}
+
+int Diagnostic::line() const { return file ? file->line_of(range.begin) : 0; }
+int Diagnostic::column() const { return file ? file->column_of(range.begin) : 0; }
+
+std::string at_position(const SourceFile& file, SourceRange range) {
+    return "at line " + std::to_string(file.line_of(range.begin)) + ", column " +
+           std::to_string(file.column_of(range.begin));
+}
+
+namespace {
+
+// Caret line under `line_text` for the part of `range` on that line. The dedent offset is
+// re-applied as leading spaces so the caret lines up with the user's file.
+std::string caret_line(const SourceFile& file, SourceRange range, int local_line) {
+    std::string_view text = file.line_text(local_line);
+    int first_col = file.column_of(range.begin) - file.col_offset();  // 1-based within text
+    uint32_t line_end_offset = range.begin + static_cast<uint32_t>(text.size());
+    uint32_t end = std::min(range.end, line_end_offset);
+    int width = 1;
+    if (end > range.begin) {
+        int last_col = file.column_of(end) - file.col_offset();
+        width = std::max(1, last_col - first_col);
+    }
+    std::string out(static_cast<size_t>(first_col - 1), ' ');
+    out += '^';
+    out.append(static_cast<size_t>(width - 1), '~');
+    return out;
+}
+
+}  // namespace
+
+std::string Diagnostic::render() const {
+    if (!file) return std::string(error_kind_name(kind)) + ": " + message + "\n";
+    std::string out = file->path() + ":" + std::to_string(line()) + ":" +
+                      std::to_string(column()) + ": " + error_kind_name(kind) + ": " + message +
+                      "\n";
+    int local_line = file->local_line_of(range.begin);
+    std::string indent(static_cast<size_t>(file->col_offset()), ' ');
+    out += "    " + indent + std::string(file->line_text(local_line)) + "\n";
+    out += "    " + indent + caret_line(*file, range, local_line) + "\n";
+    return out;
+}
+
+static std::string render_all(const std::vector<Diagnostic>& diags) {
+    return diags.empty() ? std::string("compile error") : diags.front().render();
+}
+
+CompileError::CompileError(std::vector<Diagnostic> diags)
+    : std::runtime_error(render_all(diags)), diags_(std::move(diags)) {}
+
+void raise(ErrorKind kind, std::string message, SourceFilePtr file, SourceRange range) {
+    throw CompileError(Diagnostic{kind, std::move(message), std::move(file), range});
+}
+
+}  // namespace tack::diag

@@ -1,0 +1,46 @@
+#pragma once
+// IR passes. Each pass is one free function in its own .cpp; the pipeline is a straight line.
+// Only passes the contract allows (CONTRACT B26): nothing moves loads or stores, nothing
+// reassociates floats, nothing hoists out of a loop that may run zero times.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "ir/ir.hpp"
+
+namespace tack::passes {
+
+/// Concrete extents of array parameters: (param index, dim) -> extent.
+using ShapeValues = std::map<std::pair<int, int>, int64_t>;
+
+/// The (param, dim) extents that reach generated code: every ArrayDim except those that only
+/// appear in the outermost parallel dimension's `end` (CONTRACT D3 shape_sig).
+std::vector<std::pair<int, int>> shape_dims_used(const ir::Kernel& k);
+
+/// Replaces every ArrayDim outside dims[0].end by its constant extent.
+/// Requires: `shapes` has every pair shape_dims_used() returns.
+ir::Kernel specialize_shapes(ir::Kernel k, const ShapeValues& shapes);
+
+/// Folds operations on constants with exactly the IR's runtime semantics (wrapping, floor
+/// division, saturating casts; float ops only where the result is exact IEEE arithmetic of the
+/// node's type, never x*0 -> 0 or x-x -> 0).
+ir::Kernel constant_fold(ir::Kernel k);
+
+/// Removes assignments to locals that are never read and statements after break/continue;
+/// removes `if` with a constant condition by keeping the taken branch.
+ir::Kernel dead_code(ir::Kernel k);
+
+/// Conservative copy propagation: replaces reads of a local assigned exactly once from a
+/// constant or another never-reassigned variable.
+ir::Kernel copy_propagate(ir::Kernel k);
+
+struct PipelineOptions {
+    bool print_after_all = false;  // write the IR after each pass to stderr
+};
+
+/// verify -> constant_fold -> copy_propagate -> constant_fold -> dead_code -> verify.
+ir::Kernel optimize(ir::Kernel k, const PipelineOptions& opts = {});
+
+}  // namespace tack::passes

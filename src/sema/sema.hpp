@@ -1,0 +1,40 @@
+#pragma once
+// Semantic analysis: source validation, name resolution, @tack.func inlining, type inference and
+// lowering of one kernel for one argument signature into the typed IR.
+
+#include <vector>
+
+#include "diag/diagnostic.hpp"
+#include "frontend/ast.hpp"
+#include "ir/ir.hpp"
+#include "sema/environment.hpp"
+
+namespace tack::sema {
+
+/// The type of one kernel argument as dispatch sees it (CONTRACT D3 param_sig).
+struct ArgType {
+    bool is_array = false;
+    DType dtype = DType::f32;
+    int rank = 0;  // arrays: 1..4
+    bool operator==(const ArgType&) const = default;
+};
+
+/// Source validation (CONTRACT A2, A5, A11, A12, A17, A20): runs on the original AST, including
+/// unreachable statements, and resolves names through `env` (NameError for unbound reads,
+/// recursion through @tack.func calls). Returns every diagnostic found; empty when clean.
+/// Needs no argument types: this is what `tackc check` runs.
+std::vector<diag::Diagnostic> validate(const frontend::FunctionDef& fn,
+                                       const diag::SourceFilePtr& file, const Environment& env);
+
+/// Lowers a validated @tack.kernel for one argument signature: inlines @tack.func calls,
+/// infers types (CONTRACT B2-B8, weak float literals, one storage type per local by widening
+/// fixpoint) and produces a verified ir::Kernel. Throws diag::CompileError (TypeError for type
+/// errors, with position) on failure. Array extents appear as ir::ArrayDim; specialization to
+/// concrete shapes is a pass.
+ir::Kernel lower_kernel(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
+                        const Environment& env, const std::vector<ArgType>& args);
+
+/// "f32[:],f32[:,:],f32" -> ArgTypes (tackc --args). Throws CompileError(ValueError) on bad text.
+std::vector<ArgType> parse_arg_types(std::string_view text);
+
+}  // namespace tack::sema
