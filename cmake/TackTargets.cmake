@@ -8,12 +8,28 @@ function(tack_glob out)
   set(${out} ${files} PARENT_SCOPE)
 endfunction()
 
-tack_glob(TACK_FRONT_SOURCES support diag frontend sema builtins ir passes)
-add_library(tack_front STATIC ${TACK_FRONT_SOURCES})
-target_include_directories(tack_front PUBLIC
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
-target_compile_definitions(tack_front PUBLIC TACK_VERSION="${TACK_VERSION_STRING}")
+# The LLVM-free front half, one library per layer (a layer links only what is below it):
+#   tack_support (support + diag) <- tack_frontend, tack_ir <- tack_passes <- tack_sema
+function(tack_layer name)
+  cmake_parse_arguments(L "" "" "DIRS;DEPS" ${ARGN})
+  tack_glob(srcs ${L_DIRS})
+  add_library(${name} STATIC ${srcs})
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
+  target_compile_definitions(${name} PUBLIC TACK_VERSION="${TACK_VERSION_STRING}")
+  if(L_DEPS)
+    target_link_libraries(${name} PUBLIC ${L_DEPS})
+  endif()
+endfunction()
+
+tack_layer(tack_support DIRS support diag)
+tack_layer(tack_frontend DIRS frontend DEPS tack_support)
+tack_layer(tack_ir DIRS ir DEPS tack_support)
+tack_layer(tack_passes DIRS passes DEPS tack_ir)
+tack_layer(tack_sema DIRS sema builtins DEPS tack_frontend tack_passes)
+add_library(tack_front INTERFACE)
+target_link_libraries(tack_front INTERFACE tack_sema)
 
 if(TACK_FUZZ)
   add_subdirectory(tests/fuzz)
