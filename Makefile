@@ -7,6 +7,10 @@ FUZZ_BUILD ?= build-fuzz
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# ccache hits across clones (CI builds a fresh clone): paths relative to the checkout.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
+export CCACHE_MAXSIZE := 5G
 
 .PHONY: setup configure build demo test unit golden format-check asan fuzz bench install clean
 

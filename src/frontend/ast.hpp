@@ -21,23 +21,23 @@ using diag::SourceRange;
 // Expressions
 // ----------------------------------------------------------------------------------------------
 
-#define TACK_AST_EXPRS(X)                                                                         \
-    X(Name)        /* identifier */                                                               \
-    X(IntLit)      /* 42, 0x2A, 0o52, 0b101010, 1_000 */                                          \
-    X(FloatLit)    /* 1.5, 1e-3, .5, 1_0.0 */                                                     \
-    X(StrLit)      /* "label" (print labels and docstrings only) */                              \
-    X(BoolLit)     /* True / False */                                                             \
-    X(NoneLit)     /* None (rejected) */                                                          \
-    X(Unary)       /* -x +x ~x not x */                                                           \
-    X(Binary)      /* x + y ... x @ y */                                                          \
-    X(BoolOp)      /* a and b and c / a or b */                                                   \
-    X(Compare)     /* a < b <= c (chain) */                                                       \
-    X(IfExp)       /* a if c else b */                                                            \
-    X(Call)        /* f(a, b) */                                                                  \
-    X(Attribute)   /* x.shape, tack.f32, math.pi */                                               \
-    X(Subscript)   /* x[i], x[i, j], x.shape[0] */                                                \
-    X(Tuple)       /* (a, b) / a, b */                                                            \
-    X(List)        /* [a, b] */                                                                   \
+#define TACK_AST_EXPRS(X)                                           \
+    X(Name)        /* identifier */                                 \
+    X(IntLit)      /* 42, 0x2A, 0o52, 0b101010, 1_000 */            \
+    X(FloatLit)    /* 1.5, 1e-3, .5, 1_0.0 */                       \
+    X(StrLit)      /* "label" (print labels and docstrings only) */ \
+    X(BoolLit)     /* True / False */                               \
+    X(NoneLit)     /* None (rejected) */                            \
+    X(Unary)       /* -x +x ~x not x */                             \
+    X(Binary)      /* x + y ... x @ y */                            \
+    X(BoolOp)      /* a and b and c / a or b */                     \
+    X(Compare)     /* a < b <= c (chain) */                         \
+    X(IfExp)       /* a if c else b */                              \
+    X(Call)        /* f(a, b) */                                    \
+    X(Attribute)   /* x.shape, tack.f32, math.pi */                 \
+    X(Subscript)   /* x[i], x[i, j], x.shape[0] */                  \
+    X(Tuple)       /* (a, b) / a, b */                              \
+    X(List)        /* [a, b] */                                     \
     X(Unsupported) /* lambda, comprehension, await, yield, dict, set, slice, starred, ... */
 
 enum class ExprKind {
@@ -47,7 +47,21 @@ enum class ExprKind {
 };
 
 enum class UnaryOp { Neg, Pos, Invert, Not };
-enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, LShift, RShift, BitAnd, BitOr, BitXor, MatMul };
+enum class BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    LShift,
+    RShift,
+    BitAnd,
+    BitOr,
+    BitXor,
+    MatMul
+};
 enum class BoolOpKind { And, Or };
 enum class CompareOp { Eq, NotEq, Lt, LtE, Gt, GtE, Is, IsNot, In, NotIn };
 
@@ -67,8 +81,8 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
-#define TACK_AST_EXPR_BASE(Name_)                                                                 \
-    static constexpr ExprKind kKind = ExprKind::Name_;                                            \
+#define TACK_AST_EXPR_BASE(Name_)                      \
+    static constexpr ExprKind kKind = ExprKind::Name_; \
     explicit Name_(SourceRange r) : Expr(kKind, r) {}
 
 struct Name : Expr {
@@ -130,8 +144,8 @@ struct Keyword {
 struct Call : Expr {
     TACK_AST_EXPR_BASE(Call)
     ExprPtr func;
-    std::vector<ExprPtr> args;       // positional; a starred argument appears as Unsupported("Starred")
-    std::vector<Keyword> keywords;   // always rejected in kernels; kept for the diagnostic
+    std::vector<ExprPtr> args;  // positional; a starred argument appears as Unsupported("Starred")
+    std::vector<Keyword> keywords;  // always rejected in kernels; kept for the diagnostic
 };
 struct Attribute : Expr {
     TACK_AST_EXPR_BASE(Attribute)
@@ -165,19 +179,19 @@ struct Unsupported : Expr {
 // Statements
 // ----------------------------------------------------------------------------------------------
 
-#define TACK_AST_STMTS(X)                                                                         \
-    X(ExprStmt)      /* call as a statement; docstring */                                         \
-    X(Assign)        /* a = b = expr (targets: Name, Subscript, Attribute, Tuple) */              \
-    X(AugAssign)     /* a += expr */                                                              \
-    X(AnnAssign)     /* a: int = 1 (rejected) */                                                  \
-    X(If)                                                                                         \
-    X(For)                                                                                        \
-    X(While)                                                                                      \
-    X(Break)                                                                                      \
-    X(Continue)                                                                                   \
-    X(Pass)                                                                                       \
-    X(Return)                                                                                     \
-    X(FunctionDef)   /* nested def (rejected inside kernels) */                                   \
+#define TACK_AST_STMTS(X)                                                        \
+    X(ExprStmt)  /* call as a statement; docstring */                            \
+    X(Assign)    /* a = b = expr (targets: Name, Subscript, Attribute, Tuple) */ \
+    X(AugAssign) /* a += expr */                                                 \
+    X(AnnAssign) /* a: int = 1 (rejected) */                                     \
+    X(If)                                                                        \
+    X(For)                                                                       \
+    X(While)                                                                     \
+    X(Break)                                                                     \
+    X(Continue)                                                                  \
+    X(Pass)                                                                      \
+    X(Return)                                                                    \
+    X(FunctionDef)     /* nested def (rejected inside kernels) */                \
     X(UnsupportedStmt) /* import, try, with, assert, raise, del, global, class, ... */
 
 enum class StmtKind {
@@ -199,8 +213,8 @@ struct Stmt {
 using StmtPtr = std::unique_ptr<Stmt>;
 using StmtList = std::vector<StmtPtr>;
 
-#define TACK_AST_STMT_BASE(Name_)                                                                 \
-    static constexpr StmtKind kKind = StmtKind::Name_;                                            \
+#define TACK_AST_STMT_BASE(Name_)                      \
+    static constexpr StmtKind kKind = StmtKind::Name_; \
     explicit Name_(SourceRange r) : Stmt(kKind, r) {}
 
 struct ExprStmt : Stmt {
@@ -277,6 +291,8 @@ struct FunctionDef : Stmt {
     ExprPtr returns;  // return annotation, may be null
     StmtList body;
     bool is_async = false;
+    /// The file the definition was parsed from (set by the parser); lets dump() print line:col.
+    diag::SourceFilePtr file;
 };
 
 /// A statement the kernel language rejects. `what` is the Python AST class name ("Import",
@@ -294,9 +310,9 @@ struct UnsupportedStmt : Stmt {
 /// `import a.b as c` / `from a import b as c`: the names a module binds, used to resolve
 /// `tack.`, `math.` and module-qualified `@tack.func` spellings.
 struct ImportBinding {
-    std::string local_name;   // "tk", "sqrt", "np"
-    std::string module;       // "tack", "math", "numpy", "mymod"
-    std::string member;       // for `from m import x`: "x"; empty for `import m`
+    std::string local_name;  // "tk", "sqrt", "np"
+    std::string module;      // "tack", "math", "numpy", "mymod"
+    std::string member;      // for `from m import x`: "x"; empty for `import m`
     SourceRange range;
 };
 

@@ -25,5 +25,9 @@ ParseResult parse_module(diag::SourceFilePtr file);
 
 /// Human-readable, byte-stable dump of a function's AST (for tests and `tackc inspect --mode ast`).
 std::string dump(const FunctionDef& fn);
+/// The same without source ranges (structure only), for tests that assert the tree shape.
+std::string dump(const FunctionDef& fn, bool with_ranges);
+/// One expression subtree; ranges as line:col when `file` is given, else omitted.
+std::string dump(const Expr& expr, const diag::SourceFile* file);
 
 }  // namespace tack::frontend

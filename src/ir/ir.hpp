@@ -81,10 +81,10 @@ enum class BufferKind { Param, Local, Shared };
 struct Buffer {
     std::string name;
     ScalarType elem;
-    int rank;             // 1..4 for parameters; 1 for local/shared
+    int rank;  // 1..4 for parameters; 1 for local/shared
     BufferKind kind;
-    int param_index = -1; // index into Kernel::params for BufferKind::Param
-    int64_t size = 0;     // element count for Local/Shared
+    int param_index = -1;  // index into Kernel::params for BufferKind::Param
+    int64_t size = 0;      // element count for Local/Shared
     int id = 0;
     SourceRange decl;
 };
@@ -94,19 +94,19 @@ using BufferPtr = std::shared_ptr<const Buffer>;
 // Expressions
 // ----------------------------------------------------------------------------------------------
 
-#define TACK_IR_EXPRS(X)                                                                          \
-    X(IntImm)                                                                                     \
-    X(FloatImm)                                                                                   \
-    X(VarRef)                                                                                     \
-    X(ArrayDim)                                                                                   \
-    X(Cast)                                                                                       \
-    X(Unary)                                                                                      \
-    X(Binary)                                                                                     \
-    X(Compare)                                                                                    \
-    X(Logical)                                                                                    \
-    X(Select)                                                                                     \
-    X(Load)                                                                                       \
-    X(Call)                                                                                       \
+#define TACK_IR_EXPRS(X) \
+    X(IntImm)            \
+    X(FloatImm)          \
+    X(VarRef)            \
+    X(ArrayDim)          \
+    X(Cast)              \
+    X(Unary)             \
+    X(Binary)            \
+    X(Compare)           \
+    X(Logical)           \
+    X(Select)            \
+    X(Load)              \
+    X(Call)              \
     X(ThreadId)
 
 enum class ExprKind {
@@ -116,18 +116,34 @@ enum class ExprKind {
 };
 
 enum class UnaryOp { Neg, BitNot, Not };
-enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Shl, Shr, BitAnd, BitOr, BitXor, Min, Max };
+enum class BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Min,
+    Max
+};
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
 enum class LogicalOp { And, Or };
 
 /// Pure math builtins that survive into the IR (the GLSL-style helpers are expanded by sema).
 /// Argument and result types are all the node's float type, except Abs which also takes ints.
-#define TACK_IR_MATH(X)                                                                           \
-    X(Sqrt, sqrt, 1) X(Sin, sin, 1) X(Cos, cos, 1) X(Tan, tan, 1) X(Asin, asin, 1)                \
-    X(Acos, acos, 1) X(Atan, atan, 1) X(Atan2, atan2, 2) X(Sinh, sinh, 1) X(Cosh, cosh, 1)        \
-    X(Tanh, tanh, 1) X(Exp, exp, 1) X(Exp2, exp2, 1) X(Log, log, 1) X(Log2, log2, 1)              \
-    X(Log10, log10, 1) X(Floor, floor, 1) X(Ceil, ceil, 1) X(Trunc, trunc, 1) X(Round, round, 1)  \
-    X(Abs, abs, 1) X(Pow, pow, 2) X(Fmod, fmod, 2) X(Copysign, copysign, 2)
+#define TACK_IR_MATH(X)                                                                        \
+    X(Sqrt, sqrt, 1)                                                                           \
+    X(Sin, sin, 1) X(Cos, cos, 1) X(Tan, tan, 1) X(Asin, asin, 1) X(Acos, acos, 1)             \
+        X(Atan, atan, 1) X(Atan2, atan2, 2) X(Sinh, sinh, 1) X(Cosh, cosh, 1) X(Tanh, tanh, 1) \
+            X(Exp, exp, 1) X(Exp2, exp2, 1) X(Log, log, 1) X(Log2, log2, 1) X(Log10, log10, 1) \
+                X(Floor, floor, 1) X(Ceil, ceil, 1) X(Trunc, trunc, 1) X(Round, round, 1)      \
+                    X(Abs, abs, 1) X(Pow, pow, 2) X(Fmod, fmod, 2) X(Copysign, copysign, 2)
 
 enum class MathFn {
 #define TACK_X(e, n, a) e,
@@ -150,15 +166,15 @@ struct Expr {
 };
 using ExprPtr = std::shared_ptr<const Expr>;
 
-#define TACK_IR_EXPR_BASE(Name_)                                                                  \
-    static constexpr ExprKind kKind = ExprKind::Name_;                                            \
+#define TACK_IR_EXPR_BASE(Name_)                       \
+    static constexpr ExprKind kKind = ExprKind::Name_; \
     Name_(ScalarType t, SourceRange r) : Expr(kKind, t, r) {}
 
 /// Integer constant. `bits` holds the value reduced modulo 2^N and zero-extended.
 struct IntImm : Expr {
     TACK_IR_EXPR_BASE(IntImm)
     uint64_t bits = 0;
-    int64_t as_signed() const;    // sign-extended from the type's width
+    int64_t as_signed() const;  // sign-extended from the type's width
     static ExprPtr make(ScalarType t, uint64_t value_mod_2_64, SourceRange r = {});
     static ExprPtr make_i64(int64_t v, SourceRange r = {});
 };
@@ -243,18 +259,18 @@ struct ThreadId : Expr {
 // Statements
 // ----------------------------------------------------------------------------------------------
 
-#define TACK_IR_STMTS(X)                                                                          \
-    X(Assign)                                                                                     \
-    X(Store)                                                                                      \
-    X(Atomic)                                                                                     \
-    X(If)                                                                                         \
-    X(For)                                                                                        \
-    X(While)                                                                                      \
-    X(Break)                                                                                      \
-    X(Continue)                                                                                   \
-    X(Print)                                                                                      \
-    X(AllocArray)                                                                                 \
-    X(Barrier)                                                                                    \
+#define TACK_IR_STMTS(X) \
+    X(Assign)            \
+    X(Store)             \
+    X(Atomic)            \
+    X(If)                \
+    X(For)               \
+    X(While)             \
+    X(Break)             \
+    X(Continue)          \
+    X(Print)             \
+    X(AllocArray)        \
+    X(Barrier)           \
     X(BlockReduce)
 
 enum class StmtKind {
@@ -279,8 +295,8 @@ struct Stmt {
 using StmtPtr = std::shared_ptr<const Stmt>;
 using Block = std::vector<StmtPtr>;
 
-#define TACK_IR_STMT_BASE(Name_)                                                                  \
-    static constexpr StmtKind kKind = StmtKind::Name_;                                            \
+#define TACK_IR_STMT_BASE(Name_)                       \
+    static constexpr StmtKind kKind = StmtKind::Name_; \
     explicit Name_(SourceRange r) : Stmt(kKind, r) {}
 
 struct Assign : Stmt {
@@ -314,7 +330,7 @@ struct If : Stmt {
 };
 struct For : Stmt {
     TACK_IR_STMT_BASE(For)
-    VarPtr var;  // i64
+    VarPtr var;                // i64
     ExprPtr start, end, step;  // i64
     Block body;
     static StmtPtr make(VarPtr var, ExprPtr start, ExprPtr end, ExprPtr step, Block body,

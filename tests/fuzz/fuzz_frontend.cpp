@@ -1,0 +1,50 @@
+// libFuzzer entry: arbitrary bytes as a Python module through the whole LLVM-free front half.
+// User errors (CompileError) are expected; anything else (a crash, a sanitizer report, an
+// InternalError escaping) is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "diag/diagnostic.hpp"
+#include "frontend/parser.hpp"
+#include "passes/passes.hpp"
+#include "sema/environment.hpp"
+#include "sema/sema.hpp"
+
+using namespace tack;
+
+namespace {
+
+// Every parameter as an f32 array of rank 1, then as an f32 scalar: two common signatures.
+std::vector<sema::ArgType> signature(const frontend::FunctionDef& fn, bool arrays) {
+    std::vector<sema::ArgType> args;
+    for (size_t i = 0; i < fn.params.size(); ++i) {
+        args.push_back(arrays ? sema::ArgType{true, DType::f32, 1} : sema::ArgType{false, DType::f32, 0});
+    }
+    return args;
+}
+
+void check_function(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
+                    const sema::Environment& env) {
+    if (!sema::validate(fn, file, env).empty() || fn.def_kind != frontend::DefKind::Kernel) return;
+    for (bool arrays : {true, false}) {
+        try {
+            ir::Kernel k = sema::lower_kernel(fn, file, env, signature(fn, arrays));
+            passes::optimize(std::move(k));
+        } catch (const diag::CompileError&) {
+        }
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    auto file = std::make_shared<diag::SourceFile>(
+        "fuzz.py", std::string(reinterpret_cast<const char*>(data), size));
+    frontend::ParseResult parsed = frontend::parse_module(file);
+    auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
+    auto env = std::make_shared<sema::ModuleEnvironment>(module);
+    for (const auto& fn : module->functions) check_function(*fn, file, *env);
+    return 0;
+}

@@ -1,0 +1,10 @@
+# inspect: k --args f32[:],f32[:]
+import tack
+
+
+@tack.kernel
+def k(a, out):
+    for i in range(out.shape[0]):
+        out[i] += a[i]
+        out[i] *= 2.0
+        out[i] /= 3.0

@@ -1,0 +1,16 @@
+#pragma once
+// tackc subcommands: each is one function over the remaining arguments, returning the exit status.
+#include <string>
+#include <vector>
+
+namespace tack::tackc {
+
+using Args = std::vector<std::string>;
+
+int cmd_check(const Args& args);
+int cmd_inspect(const Args& args);
+
+/// Reads a whole file; throws std::runtime_error naming the path on failure.
+std::string read_file(const std::string& path);
+
+}  // namespace tack::tackc

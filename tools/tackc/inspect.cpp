@@ -1,0 +1,104 @@
+// tackc inspect: the typed IR or generated code of one kernel variant.
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "codegen/llvm/llvm_codegen.hpp"
+#include "commands.hpp"
+#include "diag/diagnostic.hpp"
+#include "frontend/parser.hpp"
+#include "ir/printer.hpp"
+#include "passes/passes.hpp"
+#include "sema/environment.hpp"
+#include "sema/sema.hpp"
+
+namespace tack::tackc {
+
+namespace {
+
+struct InspectOptions {
+    std::string path, kernel, args, mode = "ir", shapes;
+};
+
+InspectOptions parse_options(const Args& args) {
+    InspectOptions o;
+    std::vector<std::string> positional;
+    for (size_t i = 0; i < args.size(); ++i) {
+        auto value = [&]() -> std::string {
+            if (i + 1 >= args.size()) throw std::runtime_error(args[i] + " needs a value");
+            return args[++i];
+        };
+        if (args[i] == "--args") o.args = value();
+        else if (args[i] == "--mode") o.mode = value();
+        else if (args[i] == "--shapes") o.shapes = value();
+        else positional.push_back(args[i]);
+    }
+    if (positional.size() != 2) throw std::runtime_error("expected FILE.py KERNEL");
+    o.path = positional[0];
+    o.kernel = positional[1];
+    return o;
+}
+
+// '64;32,32' -> extents per array argument, in order; missing extents default to 1024.
+passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text) {
+    std::vector<std::vector<int64_t>> per_array;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ';');) {
+        std::vector<int64_t> dims;
+        std::stringstream ds(item);
+        for (std::string d; std::getline(ds, d, ',');) dims.push_back(std::stoll(d));
+        per_array.push_back(dims);
+    }
+    passes::ShapeValues shapes;
+    int array_no = 0;
+    for (size_t p = 0; p < k.params.size(); ++p) {
+        if (!k.params[p].is_array()) continue;
+        for (int d = 0; d < k.params[p].buffer->rank; ++d) {
+            int64_t extent = 1024;
+            if (array_no < static_cast<int>(per_array.size()) &&
+                d < static_cast<int>(per_array[array_no].size()))
+                extent = per_array[array_no][d];
+            shapes[{static_cast<int>(p), d}] = extent;
+        }
+        ++array_no;
+    }
+    return shapes;
+}
+
+std::string render(const InspectOptions& o, ir::Kernel k) {
+    if (o.mode == "ir") return ir::print(k);
+    if (o.mode != "source" && o.mode != "optimized")
+        throw std::runtime_error("Unknown inspect mode: '" + o.mode +
+                                 "'. Use 'ir', 'source', or 'optimized'.");
+    k = passes::optimize(passes::specialize_shapes(std::move(k), shape_values(k, o.shapes)));
+    return codegen::llvm_cpu::emit_llvm_ir(k, {}, o.mode == "optimized");
+}
+
+}  // namespace
+
+int cmd_inspect(const Args& args) {
+    InspectOptions o = parse_options(args);
+    auto file = std::make_shared<diag::SourceFile>(o.path, read_file(o.path));
+    frontend::ParseResult parsed = frontend::parse_module(file);
+    auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
+    auto env = std::make_shared<sema::ModuleEnvironment>(module);
+    std::vector<diag::Diagnostic> diags = std::move(parsed.errors);
+    const frontend::FunctionDef* fn = module->find(o.kernel);
+    if (fn) {
+        for (auto& d : sema::validate(*fn, file, *env)) diags.push_back(std::move(d));
+    }
+    try {
+        if (!diags.empty()) throw diag::CompileError(std::move(diags));
+        if (!fn || fn->def_kind != frontend::DefKind::Kernel)
+            throw std::runtime_error("no @tack.kernel named '" + o.kernel + "' in " + o.path);
+        ir::Kernel k = sema::lower_kernel(*fn, file, *env, sema::parse_arg_types(o.args));
+        std::fputs(render(o, passes::optimize(std::move(k))).c_str(), stdout);
+        return 0;
+    } catch (const diag::CompileError& e) {
+        for (const auto& d : e.diagnostics()) std::fputs(d.render().c_str(), stdout);
+        return 1;
+    }
+}
+
+}  // namespace tack::tackc
