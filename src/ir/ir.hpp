@@ -137,6 +137,7 @@ enum class LogicalOp { And, Or };
 
 /// Pure math builtins that survive into the IR (the GLSL-style helpers are expanded by sema).
 /// Argument and result types are all the node's float type, except Abs which also takes ints.
+/// Round rounds halves to even (Python's round(); C rint, LLVM roundeven), result stays float.
 #define TACK_IR_MATH(X)                                                                        \
     X(Sqrt, sqrt, 1)                                                                           \
     X(Sin, sin, 1) X(Cos, cos, 1) X(Tan, tan, 1) X(Asin, asin, 1) X(Acos, acos, 1)             \

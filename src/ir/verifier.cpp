@@ -152,7 +152,9 @@ class Verifier : public IRVisitor {
         IRVisitor::visit(n);
     }
     void visit(const ThreadId*) override {
-        if (region_ != Region::Body) fail("thread_id outside the parallel body");
+        // CONTRACT A12: thread_id() reads are allowed before the parallel loop too.
+        if (region_ != Region::Body && region_ != Region::Prologue)
+            fail("thread_id outside the parallel body and prologue");
     }
 
     void target(const VarPtr& v) {

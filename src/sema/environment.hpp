@@ -75,6 +75,7 @@ class ModuleEnvironment : public Environment,
   private:
     std::shared_ptr<const frontend::Module> module_;
     std::map<std::string, Constant> constants_;  // module constants (evaluated) + extras
+    std::map<std::string, std::string> bad_constants_;  // tack.constant names -> why unusable
 };
 
 }  // namespace tack::sema

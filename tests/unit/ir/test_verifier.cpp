@@ -133,12 +133,15 @@ TEST(IrVerifier, LoopDimsAreHostEvaluable) {
     EXPECT_EQ(verify_error(d.k), "");
 }
 
-TEST(IrVerifier, ThreadIdOnlyInBody) {
+TEST(IrVerifier, ThreadIdInBodyAndPrologueOnly) {
     OneDim d;
     auto t = var("t", DType::i64, 1);
     d.k.locals = {t};
     d.k.prologue = {Assign::make(t, ThreadId::make())};
-    EXPECT_VERIFY_FAILS(d.k, "thread_id outside the parallel body");
+    EXPECT_EQ(verify_error(d.k), "");
+    d.k.prologue = {};
+    d.k.dims[0].end = ThreadId::make();
+    EXPECT_VERIFY_FAILS(d.k, "thread_id outside the parallel body and prologue");
 }
 
 TEST(IrVerifier, MessageNamesPassAndKernel) {

@@ -1,0 +1,240 @@
+#pragma once
+// Internal to lower_kernel (sema.hpp): the state of one lowering round and the helpers the
+// lower_*.cpp files share. Not a public interface.
+//
+// Lowering is statement-emission style: lower_expr(ast, out) returns a pure ir::Expr and appends
+// to `out` whatever statements the expression needs (inlined @tack.func bodies, atomics used as
+// values, temporaries). Left-to-right evaluation (CONTRACT B25) is kept by spilling earlier
+// operands into temporaries when a later operand emits statements.
+//
+// One storage type per local (CONTRACT B8) is found by re-running the whole lowering: every
+// assignment records the type it stores; LocalTypes::settle() joins them and, when a local's
+// type changed, lower_kernel runs another round with the wider types.
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "builtins/builtins.hpp"
+#include "diag/diagnostic.hpp"
+#include "frontend/ast.hpp"
+#include "ir/ir.hpp"
+#include "sema/sema.hpp"
+
+namespace tack::sema::lower {
+
+namespace ast = tack::frontend;
+using diag::ErrorKind;
+using diag::SourceRange;
+
+/// The float type a weak literal expression adopts from its context (CONTRACT B4); nullopt
+/// lets it default to f32.
+using Hint = std::optional<DType>;
+
+/// What a name means at one point of a function body.
+struct Binding {
+    enum class Kind { Scalar, Array, Dead };
+    Kind kind = Kind::Dead;
+    ir::VarPtr var;
+    ir::BufferPtr buffer;
+    std::string key;  // LocalTypes key; empty for pinned variables (params, loop vars, copies)
+};
+
+/// One function body being lowered: the kernel, or one inlined @tack.func call.
+struct Scope {
+    const Environment* env = nullptr;
+    diag::SourceFilePtr file;
+    std::string prefix;      // "Kernel 'k': " or "Device function 'f' (inlined into kernel 'k'): "
+    std::string key_prefix;  // "" for the kernel, "f#3/" for the third inlined call
+    std::set<std::string> assigned;  // names the body assigns or has as parameters (shadowing)
+    std::map<std::string, Binding> names;
+    std::map<std::string, ir::VarPtr> locals;  // the one Var of each named local
+    // Inlined functions: one slot per returned value ("$ret0", ...), created at the first return.
+    bool is_kernel = true;
+    int return_arity = -1;
+    std::vector<ir::VarPtr> returns;
+    SourceRange def_range;
+};
+
+/// Types assigned to each local across a round, and the settled storage types across rounds.
+class LocalTypes {
+  public:
+    struct Record {
+        std::optional<DType> strong;  // nullopt: a weak float
+        SourceRange range;
+        diag::SourceFilePtr file;
+        std::string prefix;
+    };
+    /// The settled type of `key`, if an earlier round settled it.
+    std::optional<DType> settled(const std::string& key) const;
+    void record(const std::string& key, Record r) { records_[key].push_back(std::move(r)); }
+    void used(const std::string& key, DType t) { used_[key] = t; }
+    /// Joins this round's records into the settled types; true when another round is needed.
+    /// Throws TypeError at the assignment where a join is impossible (signed with u64).
+    bool settle();
+    void begin_round();
+
+  private:
+    std::map<std::string, DType> settled_;
+    std::map<std::string, std::vector<Record>> records_;
+    std::map<std::string, DType> used_;
+};
+
+/// Lowers one kernel for one signature, once (one round of the type fixpoint).
+class Lowerer {
+  public:
+    Lowerer(const ast::FunctionDef& fn, const diag::SourceFilePtr& file, const Environment& env,
+            const std::vector<ArgType>& args, LocalTypes& types);
+    ir::Kernel run();
+
+    // ---- errors (lower_types.cpp) -------------------------------------------------------
+    [[noreturn]] void fail(ErrorKind kind, const std::string& what, SourceRange r) const;
+    [[noreturn]] void type_error(const std::string& what, SourceRange r) const {
+        fail(ErrorKind::TypeError, what, r);
+    }
+
+    // ---- types, literals, conversions (lower_types.cpp) -------------------------------------
+    DType promote_or_fail(DType a, DType b, SourceRange r) const;
+    ir::ExprPtr convert(ir::ExprPtr e, DType to) const;
+    ir::ExprPtr int_literal(__int128 value, SourceRange r) const;
+    ir::ExprPtr float_literal(double value, Hint hint, SourceRange r) const;
+    ir::ExprPtr constant_expr(const Constant& c, Hint hint, SourceRange r) const;
+    ir::ExprPtr truth(ir::ExprPtr e) const;  // i32 0/1 of a value's truthiness
+    bool is_weak(const ast::Expr& e) const;
+    bool is_literal_expr(const ast::Expr& e, bool* has_float) const;
+    std::optional<Constant> constant_of(const ast::Expr& e) const;
+    std::optional<DType> dtype_of(const ast::Expr& e) const;  // tack.f32, float, int, ...
+    std::optional<__int128> static_int(const ast::Expr& e) const;
+
+    // ---- variables (lower_types.cpp) --------------------------------------------------------
+    ir::VarPtr new_var(const std::string& name, DType t, SourceRange r, bool is_local = true);
+    ir::VarPtr temp(DType t, SourceRange r) { return new_var("tmp", t, r); }
+    ir::ExprPtr spill(ir::ExprPtr e, ir::Block& out);        // fresh temp holding e
+    ir::ExprPtr materialize(ir::ExprPtr e, ir::Block& out);  // spill unless Imm/VarRef
+    ir::VarPtr local_var(const std::string& name, std::optional<DType> guess, SourceRange r);
+    void assign_name(const std::string& name, const ir::ExprPtr& value, bool weak, SourceRange r,
+                     ir::Block& out);
+    Hint name_hint(const std::string& name) const;
+
+    // ---- expressions (lower_expr.cpp) -------------------------------------------------------
+    ir::ExprPtr lower_expr(const ast::Expr& e, ir::Block& out, Hint hint = {});
+    /// Operands in order, spilling earlier ones when a later one emits statements. Weak
+    /// operands adopt `hint` when given, else the float type of the strong float operands.
+    std::vector<ir::ExprPtr> lower_operands(const std::vector<const ast::Expr*>& es, ir::Block& out,
+                                            Hint hint = {});
+    ir::ExprPtr lower_name(const ast::Name& e, Hint hint);
+    ir::ExprPtr lower_unary(const ast::Unary& e, ir::Block& out, Hint hint);
+    ir::ExprPtr lower_binary(const ast::Binary& e, ir::Block& out, Hint hint);
+    ir::ExprPtr arith(ast::BinaryOp op, ir::ExprPtr a, ir::ExprPtr b, SourceRange r) const;
+    ir::ExprPtr compare(ast::CompareOp op, ir::ExprPtr a, ir::ExprPtr b, SourceRange r) const;
+    ir::ExprPtr lower_compare(const ast::Compare& e, ir::Block& out);
+    ir::ExprPtr lower_boolop(const ast::BoolOp& e, ir::Block& out);
+    ir::ExprPtr lower_ifexp(const ast::IfExp& e, ir::Block& out, Hint hint);
+    ir::ExprPtr lower_subscript(const ast::Subscript& e, ir::Block& out);
+    ir::ExprPtr lower_attribute(const ast::Attribute& e, Hint hint);
+    ir::ExprPtr lower_shape(const ast::Subscript& e);
+    const Binding* array_binding(const ast::Expr& e) const;  // Name bound to an array, or null
+    ir::BufferPtr array_of(const ast::Expr& e, const char* what) const;
+    ir::ExprPtr array_extent(const ir::BufferPtr& b, int dim, SourceRange r) const;
+    ir::ExprPtr flat_index(const ir::BufferPtr& b, std::vector<ir::ExprPtr> idx,
+                           SourceRange r) const;
+    std::vector<const ast::Expr*> index_list(const ast::Expr& e) const;
+    void join_arms(ir::ExprPtr* a, ir::ExprPtr* b, SourceRange r) const;
+
+    // ---- calls and intrinsics (lower_call.cpp) ----------------------------------------------
+    /// `want_value`: the call's value is used; atomics then return the old value (G6).
+    ir::ExprPtr lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want_value = true);
+    std::vector<ir::ExprPtr> lower_call_multi(const ast::Call& e, ir::Block& out);
+    std::string dotted(const ast::Expr& e) const;  // "tack.sqrt"; "" when not a dotted name
+    Resolution resolve_callee(const ast::Call& e) const;
+    const builtins::Builtin* intrinsic_of(const ast::Call& e) const;
+    ir::ExprPtr lower_intrinsic(const builtins::Builtin& b, const ast::Call& e, ir::Block& out,
+                                Hint hint, bool want_value);
+    ir::ExprPtr lower_math(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
+    ir::ExprPtr lower_minmax(const ast::Call& e, const std::string& name, ir::Block& out,
+                             Hint hint);
+    ir::ExprPtr lower_cast(const ast::Call& e, const std::string& name, ir::Block& out);
+    ir::ExprPtr lower_helper(const ast::Call& e, const std::string& name, ir::Block& out,
+                             Hint hint);
+    ir::ExprPtr lower_atomic(const ast::Call& e, const std::string& name, ir::Block& out,
+                             bool want_value);
+    ir::ExprPtr lower_workgroup(const ast::Call& e, const std::string& name, ir::Block& out);
+    ir::ExprPtr lower_print(const ast::Call& e, ir::Block& out);
+    ir::ExprPtr lower_len(const ast::Call& e);
+    ir::ExprPtr lower_select(const ast::Call& e, ir::Block& out, Hint hint);
+    ir::BufferPtr lower_alloc(const ast::Call& e, const std::string& name, const std::string& var,
+                              ir::Block& out);
+    void check_arity(const ast::Call& e, const std::string& name, int lo, int hi) const;
+    DType float_result(const std::vector<ir::ExprPtr>& args) const;
+
+    // ---- @tack.func inlining (lower_inline.cpp) ---------------------------------------------
+    std::vector<ir::ExprPtr> inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out);
+    Scope callee_scope(const ast::Call& e, const FuncRef& f, const std::vector<ir::ExprPtr>& values,
+                       ir::Block& out);
+    void lower_func_body(const ast::StmtList& body, ir::Block& out);
+    void lower_with_tail(std::vector<std::pair<const ast::StmtList*, size_t>> conts,
+                         ir::Block& out);
+    void lower_return(const ast::Return& s, ir::Block& out);
+
+    // ---- statements (lower_stmt.cpp) --------------------------------------------------------
+    void lower_stmts(const ast::StmtList& stmts, ir::Block& out);
+    void lower_stmt(const ast::Stmt& s, ir::Block& out);
+    void lower_expr_stmt(const ast::ExprStmt& s, ir::Block& out);
+    void lower_assign(const ast::Assign& s, ir::Block& out);
+    void assign_target(const ast::Expr& target, const ir::ExprPtr& value, bool weak,
+                       ir::Block& out);
+    Hint target_hint(const ast::Expr& target) const;
+    void lower_tuple_assign(const ast::Tuple& target, const ast::Expr& value, ir::Block& out);
+    void lower_aug_assign(const ast::AugAssign& s, ir::Block& out);
+    void lower_store(const ast::Subscript& target, ir::ExprPtr value, ir::Block& out);
+    void lower_if(const ast::If& s, ir::Block& out);
+    void lower_while(const ast::While& s, ir::Block& out);
+    void lower_for(const ast::For& s, ir::Block& out);
+    std::vector<ir::ExprPtr> range_args(const ast::Call& call, ir::Block& out);
+    void merge_bindings(const std::map<std::string, Binding>& a,
+                        const std::map<std::string, Binding>& b);
+    ir::VarPtr bind_loop_var(const std::string& name, ir::VarPtr v, const ast::StmtList& body,
+                             ir::Block& body_out);
+
+    // ---- the kernel (lower_kernel.cpp) ------------------------------------------------------
+    void bind_params(ir::Kernel& k);
+    void lower_parallel_loop(const ast::For& loop, ir::Kernel& k);
+    std::vector<ir::LoopDim> loop_dims(const ast::For& loop);
+    ir::ExprPtr host_value(const ir::ExprPtr& e) const;  // null when not host-evaluable
+    ir::ExprPtr dim_expr(const ast::Expr& e);
+    void per_iteration_copies(const ast::StmtList& body, ir::Block& out);
+    void lower_result(const ast::Return& ret, ir::Kernel& k);
+
+    // ---- state -------------------------------------------------------------------------------
+    const ast::FunctionDef& fn_;
+    const std::vector<ArgType>& args_;
+    LocalTypes& types_;
+    std::string kernel_name_;
+    Scope* scope_ = nullptr;  // the function body being lowered
+    int next_var_id_ = 0;     // shared by Vars and Buffers so printed names are unambiguous
+    int next_inline_ = 0;
+    std::vector<ir::VarPtr> locals_;
+    std::vector<const void*> call_stack_;  // FuncRef identities being inlined (recursion)
+    std::vector<std::string> call_names_;
+    int loop_depth_ = 0;  // sequential loops around the current statement
+    bool in_prologue_ = false;
+    // Host-evaluable value of each kernel variable the prologue assigned (null: not host
+    // evaluable), for the parallel loop's bounds (A15).
+    std::map<const ir::Var*, ir::ExprPtr> host_values_;
+    std::set<const ir::Var*> param_vars_;
+    int block_depth_ = 0;  // if/loop nesting (prologue assignments there are not host values)
+    Scope kernel_scope_;
+};
+
+/// Names a statement list assigns (targets of =, op=, for), recursively.
+void collect_assigned(const ast::StmtList& body, std::set<std::string>& out);
+/// True when the list contains a `return` outside loops (recursively through if/else).
+bool contains_return(const ast::StmtList& body);
+/// True when the expression tree reads memory (such operands are spilled before a later
+/// operand's statements run).
+bool has_load(const ir::Expr& e);
+
+}  // namespace tack::sema::lower

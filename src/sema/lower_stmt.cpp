@@ -1,0 +1,296 @@
+// Statement lowering: assignments (plain, augmented, tuple), stores, if/while/for, break and
+// continue, expression statements. Evaluation order follows CONTRACT B25.
+#include "sema/lower_context.hpp"
+
+namespace tack::sema::lower {
+
+void Lowerer::lower_stmts(const ast::StmtList& stmts, ir::Block& out) {
+    for (const auto& s : stmts)
+        lower_stmt(*s, out);
+}
+
+void Lowerer::lower_stmt(const ast::Stmt& s, ir::Block& out) {
+    using K = ast::StmtKind;
+    switch (s.kind) {
+        case K::ExprStmt:
+            return lower_expr_stmt(static_cast<const ast::ExprStmt&>(s), out);
+        case K::Assign:
+            return lower_assign(static_cast<const ast::Assign&>(s), out);
+        case K::AugAssign:
+            return lower_aug_assign(static_cast<const ast::AugAssign&>(s), out);
+        case K::If:
+            return lower_if(static_cast<const ast::If&>(s), out);
+        case K::For:
+            return lower_for(static_cast<const ast::For&>(s), out);
+        case K::While:
+            return lower_while(static_cast<const ast::While&>(s), out);
+        case K::Pass:
+            return;
+        case K::Break:
+            if (loop_depth_ == 0) {
+                fail(ErrorKind::UnsupportedSyntax, "break outside a sequential loop", s.range);
+            }
+            out.push_back(ir::Break::make(s.range));
+            return;
+        case K::Continue:
+            if (loop_depth_ == 0 && !scope_->is_kernel) {
+                fail(ErrorKind::UnsupportedSyntax, "continue outside a loop", s.range);
+            }
+            out.push_back(ir::Continue::make(s.range));
+            return;
+        case K::Return:
+            fail(ErrorKind::UnsupportedSyntax,
+                 scope_->is_kernel
+                     ? "return in a kernel body (only a final `return expr` after the "
+                       "parallel loop is supported)"
+                     : "return inside a loop",
+                 s.range);
+        case K::AnnAssign:
+            fail(ErrorKind::UnsupportedSyntax, "unsupported AnnAssign", s.range);
+        case K::FunctionDef:
+            fail(ErrorKind::UnsupportedSyntax, "unsupported nested FunctionDef", s.range);
+        case K::UnsupportedStmt:
+            fail(ErrorKind::UnsupportedSyntax,
+                 "unsupported " + static_cast<const ast::UnsupportedStmt&>(s).what, s.range);
+    }
+    fail(ErrorKind::UnsupportedSyntax, "unsupported statement", s.range);
+}
+
+void Lowerer::lower_expr_stmt(const ast::ExprStmt& s, ir::Block& out) {
+    if (s.value->as<ast::StrLit>()) return;  // docstring
+    const auto* call = s.value->as<ast::Call>();
+    if (!call) {
+        fail(ErrorKind::UnsupportedSyntax, "expression statement that is not a call",
+             s.value->range);
+    }
+    lower_call(*call, out, std::nullopt, /*want_value=*/false);
+}
+
+// ---- assignments ----------------------------------------------------------------------------
+
+Hint Lowerer::target_hint(const ast::Expr& target) const {
+    if (const auto* n = target.as<ast::Name>()) return name_hint(n->id);
+    if (const auto* s = target.as<ast::Subscript>()) {
+        const Binding* b = array_binding(*s->value);
+        if (b && is_float(b->buffer->elem)) return b->buffer->elem;
+    }
+    return std::nullopt;
+}
+
+void Lowerer::lower_assign(const ast::Assign& s, ir::Block& out) {
+    if (const auto* call = s.value->as<ast::Call>()) {
+        const builtins::Builtin* b = intrinsic_of(*call);
+        if (b && b->category == builtins::Category::Alloc) {
+            const auto* n = s.targets.size() == 1 ? s.targets[0]->as<ast::Name>() : nullptr;
+            if (!n) {
+                fail(ErrorKind::UnsupportedSyntax,
+                     std::string(b->name) + "() must be assigned to a single name", s.range);
+            }
+            ir::BufferPtr buf = lower_alloc(*call, std::string(b->name), n->id, out);
+            scope_->names[n->id] = Binding{Binding::Kind::Array, nullptr, buf, ""};
+            return;
+        }
+    }
+    if (s.targets.size() == 1) {
+        if (const auto* t = s.targets[0]->as<ast::Tuple>()) {
+            return lower_tuple_assign(*t, *s.value, out);
+        }
+    }
+    if (array_binding(*s.value)) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "arrays are storage, not values: '" + dotted(*s.value) + "' cannot be assigned",
+             s.value->range);
+    }
+    bool weak = is_weak(*s.value);
+    Hint hint = s.targets.size() == 1 ? target_hint(*s.targets[0]) : std::nullopt;
+    ir::ExprPtr v = lower_expr(*s.value, out, hint);
+    if (s.targets.size() > 1) v = materialize(v, out);
+    for (const auto& t : s.targets)
+        assign_target(*t, v, weak, out);
+}
+
+void Lowerer::assign_target(const ast::Expr& target, const ir::ExprPtr& value, bool weak,
+                            ir::Block& out) {
+    if (const auto* n = target.as<ast::Name>()) {
+        return assign_name(n->id, value, weak, target.range, out);
+    }
+    if (const auto* s = target.as<ast::Subscript>()) return lower_store(*s, value, out);
+    fail(ErrorKind::UnsupportedSyntax, "unsupported assignment target", target.range);
+}
+
+void Lowerer::lower_store(const ast::Subscript& target, ir::ExprPtr value, ir::Block& out) {
+    if (const auto* attr = target.value->as<ast::Attribute>(); attr && attr->attr == "shape") {
+        fail(ErrorKind::UnsupportedSyntax, "cannot assign to a shape", target.range);
+    }
+    ir::BufferPtr b = array_of(*target.value, "store");
+    // B25: the value is evaluated before the store index.
+    ir::Block tmp;
+    auto idx = lower_operands(index_list(target), tmp);
+    if (!tmp.empty() && has_load(*value)) value = spill(value, out);
+    out.insert(out.end(), tmp.begin(), tmp.end());
+    ir::ExprPtr flat = flat_index(b, std::move(idx), target.range);
+    out.push_back(ir::Store::make(b, flat, convert(value, b->elem), target.range));
+}
+
+void Lowerer::lower_tuple_assign(const ast::Tuple& target, const ast::Expr& value, ir::Block& out) {
+    std::vector<ir::ExprPtr> vals;
+    std::vector<bool> weak;
+    if (const auto* call = value.as<ast::Call>()) {
+        vals = lower_call_multi(*call, out);
+        weak.assign(vals.size(), false);
+    } else if (const auto* t = value.as<ast::Tuple>()) {
+        std::vector<const ast::Expr*> es;
+        for (const auto& e : t->elts)
+            es.push_back(e.get());
+        vals = lower_operands(es, out);
+        for (size_t k = 0; k < es.size(); ++k) {
+            weak.push_back(is_weak(*es[k]));
+            Hint h = k < target.elts.size() ? target_hint(*target.elts[k]) : std::nullopt;
+            ir::Block none;
+            if (weak[k] && h) vals[k] = lower_expr(*es[k], none, h);
+        }
+        // B25: the whole right-hand side is evaluated before any target is assigned (variables
+        // too: `a, b = b, a`).
+        for (auto& v : vals) {
+            if (!v->as<ir::IntImm>() && !v->as<ir::FloatImm>()) v = spill(v, out);
+        }
+    } else {
+        fail(ErrorKind::UnsupportedSyntax,
+             "tuple assignment needs a tuple or a @tack.func call on the right", value.range);
+    }
+    if (vals.size() != target.elts.size()) {
+        type_error("cannot unpack " + std::to_string(vals.size()) + " value(s) into " +
+                       std::to_string(target.elts.size()) + " target(s)",
+                   target.range);
+    }
+    for (size_t k = 0; k < vals.size(); ++k)
+        assign_target(*target.elts[k], vals[k], weak[k], out);
+}
+
+void Lowerer::lower_aug_assign(const ast::AugAssign& s, ir::Block& out) {
+    if (const auto* n = s.target->as<ast::Name>()) {
+        auto v = lower_operands({s.target.get(), s.value.get()}, out);
+        return assign_name(n->id, arith(s.op, v[0], v[1], s.range), false, s.range, out);
+    }
+    const auto* sub = s.target->as<ast::Subscript>();
+    if (!sub) fail(ErrorKind::UnsupportedSyntax, "unsupported augmented target", s.range);
+    ir::BufferPtr b = array_of(*sub->value, "store");
+    auto idx = lower_operands(index_list(*sub), out);
+    ir::ExprPtr flat = flat_index(b, std::move(idx), sub->range);
+    if (has_load(*flat)) flat = spill(flat, out);  // the index is evaluated once
+    ir::ExprPtr old = ir::Load::make(b, flat, sub->range);
+    ir::Block tmp;
+    Hint h = (is_weak(*s.value) && is_float(b->elem)) ? Hint(b->elem) : std::nullopt;
+    ir::ExprPtr v = lower_expr(*s.value, tmp, h);
+    if (!tmp.empty()) old = spill(old, out);  // the old value is read before the RHS
+    out.insert(out.end(), tmp.begin(), tmp.end());
+    ir::ExprPtr r = arith(s.op, old, v, s.range);
+    out.push_back(ir::Store::make(b, flat, convert(r, b->elem), s.range));
+}
+
+// ---- control flow ---------------------------------------------------------------------------
+
+void Lowerer::merge_bindings(const std::map<std::string, Binding>& a,
+                             const std::map<std::string, Binding>& b) {
+    // A name live on either path stays readable afterwards (a loop variable whose loop ended on
+    // both paths stays dead).
+    std::map<std::string, Binding> merged = b;
+    for (const auto& [name, bind] : a) {
+        auto it = merged.find(name);
+        if (it == merged.end() || it->second.kind == Binding::Kind::Dead) merged[name] = bind;
+    }
+    scope_->names = std::move(merged);
+}
+
+void Lowerer::lower_if(const ast::If& s, ir::Block& out) {
+    ir::ExprPtr cond = lower_expr(*s.cond, out);
+    auto saved = scope_->names;
+    ir::Block then_body, else_body;
+    ++block_depth_;
+    lower_stmts(s.body, then_body);
+    auto after_then = std::move(scope_->names);
+    scope_->names = std::move(saved);
+    lower_stmts(s.orelse, else_body);
+    --block_depth_;
+    merge_bindings(after_then, scope_->names);
+    out.push_back(ir::If::make(cond, std::move(then_body), std::move(else_body), s.range));
+}
+
+void Lowerer::lower_while(const ast::While& s, ir::Block& out) {
+    if (!s.orelse.empty()) fail(ErrorKind::UnsupportedSyntax, "while loop with else", s.range);
+    ir::Block cond_stmts, body;
+    ir::ExprPtr cond = lower_expr(*s.cond, cond_stmts);
+    ++loop_depth_;
+    ++block_depth_;
+    if (!cond_stmts.empty()) {
+        // The condition needs statements: evaluate it at the top of every iteration.
+        body = std::move(cond_stmts);
+        body.push_back(ir::If::make(cond, {}, {ir::Break::make(s.range)}, s.range));
+        cond = ir::IntImm::make(i32, 1, s.range);
+    }
+    lower_stmts(s.body, body);
+    --block_depth_;
+    --loop_depth_;
+    out.push_back(ir::While::make(cond, std::move(body), s.range));
+}
+
+std::vector<ir::ExprPtr> Lowerer::range_args(const ast::Call& call, ir::Block& out) {
+    check_arity(call, "range", 1, 3);
+    std::vector<const ast::Expr*> es;
+    for (const auto& a : call.args)
+        es.push_back(a.get());
+    auto v = lower_operands(es, out);
+    for (size_t k = 0; k < v.size(); ++k) {
+        if (!is_integer(v[k]->type)) {
+            type_error(std::string("range() arguments must be integers, got ") + name(v[k]->type),
+                       call.args[k]->range);
+        }
+        v[k] = convert(v[k], i64);
+    }
+    if (v.size() == 1) v.insert(v.begin(), ir::IntImm::make_i64(0, call.range));
+    if (v.size() == 2) v.push_back(ir::IntImm::make_i64(1, call.range));
+    return v;
+}
+
+ir::VarPtr Lowerer::bind_loop_var(const std::string& name, ir::VarPtr v, const ast::StmtList& body,
+                                  ir::Block& body_out) {
+    std::set<std::string> assigned;
+    collect_assigned(body, assigned);
+    ir::VarPtr bound = v;
+    if (assigned.count(name)) {
+        // The body rebinds the loop variable: give it its own copy so the iteration count is
+        // unaffected (Python semantics).
+        bound = new_var(name, i64, v->decl);
+        body_out.push_back(ir::Assign::make(bound, ir::VarRef::make(v, v->decl), v->decl));
+    }
+    scope_->names[name] = Binding{Binding::Kind::Scalar, bound, nullptr, ""};
+    return bound;
+}
+
+void Lowerer::lower_for(const ast::For& s, ir::Block& out) {
+    if (!s.orelse.empty()) fail(ErrorKind::UnsupportedSyntax, "for loop with else", s.range);
+    const auto* call = s.iter->as<ast::Call>();
+    const builtins::Builtin* b = call ? intrinsic_of(*call) : nullptr;
+    if (!b || b->name != "range") {
+        fail(ErrorKind::UnsupportedSyntax, "a sequential for loop must iterate over range(...)",
+             s.iter->range);
+    }
+    const auto* target = s.target->as<ast::Name>();
+    if (!target) {
+        fail(ErrorKind::UnsupportedSyntax, "a range() loop needs one loop variable",
+             s.target->range);
+    }
+    auto args = range_args(*call, out);
+    ir::VarPtr var = new_var(target->id, i64, target->range);
+    ir::Block body;
+    ++loop_depth_;
+    ++block_depth_;
+    bind_loop_var(target->id, var, s.body, body);
+    lower_stmts(s.body, body);
+    --block_depth_;
+    --loop_depth_;
+    scope_->names[target->id] = Binding{};  // A7: the binding ends with the loop
+    out.push_back(ir::For::make(var, args[0], args[1], args[2], std::move(body), s.range));
+}
+
+}  // namespace tack::sema::lower

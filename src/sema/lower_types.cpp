@@ -1,0 +1,312 @@
+// Types, literals, conversions and variables for lowering (CONTRACT B2-B8).
+#include <cmath>
+#include <limits>
+
+#include "sema/lower_context.hpp"
+
+namespace tack::sema::lower {
+
+// ---- errors ---------------------------------------------------------------------------------
+
+void Lowerer::fail(ErrorKind kind, const std::string& what, SourceRange r) const {
+    std::string msg = scope_->prefix + what;
+    if (r.valid() && scope_->file) msg += " " + diag::at_position(*scope_->file, r);
+    diag::raise(kind, std::move(msg), scope_->file, r);
+}
+
+// ---- local types (the B8 fixpoint) ----------------------------------------------------------
+
+std::optional<DType> LocalTypes::settled(const std::string& key) const {
+    auto it = settled_.find(key);
+    if (it == settled_.end()) return std::nullopt;
+    return it->second;
+}
+
+void LocalTypes::begin_round() {
+    records_.clear();
+    used_.clear();
+}
+
+namespace {
+
+std::string join_error(DType a, DType b) {
+    return std::string("cannot assign a value of type ") + name(b) +
+           " to a local that also holds " + name(a) +
+           " (no common type; use an explicit integer cast)";
+}
+
+}  // namespace
+
+bool LocalTypes::settle() {
+    bool changed = false;
+    for (const auto& [key, recs] : records_) {
+        std::optional<DType> joined = settled(key);
+        bool weak = false;
+        for (const Record& r : recs) {
+            if (!r.strong) {
+                weak = true;
+                continue;
+            }
+            if (!joined) {
+                joined = *r.strong;
+                continue;
+            }
+            auto p = promote(*joined, *r.strong);
+            if (!p) {
+                std::string msg = r.prefix + join_error(*joined, *r.strong);
+                if (r.file && r.range.valid()) msg += " " + diag::at_position(*r.file, r.range);
+                diag::raise(ErrorKind::TypeError, msg, r.file, r.range);
+            }
+            joined = *p;
+        }
+        DType t = joined ? *joined : f32;
+        if (weak && !is_float(t)) t = f32;
+        auto used = used_.find(key);
+        if (used == used_.end() || used->second != t) changed = true;
+        settled_[key] = t;
+    }
+    return changed;
+}
+
+// ---- promotion and conversion ---------------------------------------------------------------
+
+DType Lowerer::promote_or_fail(DType a, DType b, SourceRange r) const {
+    if (auto p = promote(a, b)) return *p;
+    type_error(std::string("operands of types ") + name(a) + " and " + name(b) +
+                   " have no common type; use an explicit integer cast",
+               r);
+}
+
+ir::ExprPtr Lowerer::convert(ir::ExprPtr e, DType to) const {
+    if (e->type == to) return e;
+    if (const auto* imm = e->as<ir::IntImm>()) {
+        int64_t v = is_signed(imm->type) ? imm->as_signed() : static_cast<int64_t>(imm->bits);
+        if (is_integer(to)) return ir::IntImm::make(to, static_cast<uint64_t>(v), e->range);
+        // Small integers are exact in both float types, so folding cannot double-round.
+        bool small =
+            is_signed(imm->type) ? (v >= -(1 << 24) && v <= (1 << 24)) : imm->bits <= (1u << 24);
+        if (small) return ir::FloatImm::make(to, static_cast<double>(v), e->range);
+    }
+    SourceRange r = e->range;
+    return ir::Cast::make(to, std::move(e), r);
+}
+
+ir::ExprPtr Lowerer::int_literal(__int128 v, SourceRange r) const {
+    const __int128 i32_min = std::numeric_limits<int32_t>::min();
+    const __int128 i32_max = std::numeric_limits<int32_t>::max();
+    const __int128 i64_min = std::numeric_limits<int64_t>::min();
+    const __int128 i64_max = std::numeric_limits<int64_t>::max();
+    const __int128 u64_max = std::numeric_limits<uint64_t>::max();
+    auto bits = static_cast<uint64_t>(v);
+    if (v >= i32_min && v <= i32_max) return ir::IntImm::make(i32, bits, r);
+    if (v >= i64_min && v <= i64_max) return ir::IntImm::make(i64, bits, r);
+    if (v >= 0 && v <= u64_max) return ir::IntImm::make(u64, bits, r);
+    type_error("integer literal is outside the range of i64 and u64", r);
+}
+
+ir::ExprPtr Lowerer::float_literal(double value, Hint hint, SourceRange r) const {
+    DType t = (hint && is_float(*hint)) ? *hint : f32;
+    return ir::FloatImm::make(t, value, r);
+}
+
+ir::ExprPtr Lowerer::constant_expr(const Constant& c, Hint hint, SourceRange r) const {
+    if (c.kind == Constant::Kind::Int) {
+        ir::ExprPtr lit = int_literal(c.ival, r);
+        return c.dtype ? convert(lit, *c.dtype) : lit;
+    }
+    if (!c.dtype) return float_literal(c.fval, hint, r);
+    // A typed constant is the literal under that cast: f64 is the exact double, an integer
+    // dtype converts the f32 literal (B4: int(2.5) evaluates its literal as f32).
+    if (is_float(*c.dtype)) return ir::FloatImm::make(*c.dtype, c.fval, r);
+    return convert(ir::FloatImm::make(f32, c.fval, r), *c.dtype);
+}
+
+ir::ExprPtr Lowerer::truth(ir::ExprPtr e) const {
+    if (e->as<ir::Compare>() || e->as<ir::Logical>()) return e;
+    if (const auto* u = e->as<ir::Unary>(); u && u->op == ir::UnaryOp::Not) return e;
+    ir::ExprPtr zero = is_float(e->type) ? ir::FloatImm::make(e->type, 0.0, e->range)
+                                         : ir::IntImm::make(e->type, 0, e->range);
+    return ir::Compare::make(ir::CompareOp::Ne, e, zero, e->range);
+}
+
+// ---- weak literal expressions (B4) ----------------------------------------------------------
+
+std::optional<Constant> Lowerer::constant_of(const ast::Expr& e) const {
+    std::string name = dotted(e);
+    if (name.empty()) return std::nullopt;
+    std::string root = name.substr(0, name.find('.'));
+    if (scope_->names.count(root) || scope_->assigned.count(root)) return std::nullopt;
+    Resolution res = scope_->env->resolve(name);
+    if (res.kind != Resolution::Kind::Constant) return std::nullopt;
+    return res.constant;
+}
+
+bool Lowerer::is_literal_expr(const ast::Expr& e, bool* has_float) const {
+    using K = ast::ExprKind;
+    switch (e.kind) {
+        case K::IntLit:
+        case K::BoolLit:
+            return true;
+        case K::FloatLit:
+            *has_float = true;
+            return true;
+        case K::Name:
+        case K::Attribute: {
+            auto c = constant_of(e);
+            if (!c || c->dtype) return false;  // a typed constant is the literal under a cast
+            if (c->kind == Constant::Kind::Float) *has_float = true;
+            return true;
+        }
+        case K::Unary: {
+            const auto& u = static_cast<const ast::Unary&>(e);
+            bool sign = u.op == ast::UnaryOp::Neg || u.op == ast::UnaryOp::Pos;
+            return sign && is_literal_expr(*u.operand, has_float);
+        }
+        case K::Binary: {
+            const auto& b = static_cast<const ast::Binary&>(e);
+            static const std::set<ast::BinaryOp> kArith = {
+                ast::BinaryOp::Add,      ast::BinaryOp::Sub, ast::BinaryOp::Mul, ast::BinaryOp::Div,
+                ast::BinaryOp::FloorDiv, ast::BinaryOp::Mod, ast::BinaryOp::Pow};
+            return kArith.count(b.op) && is_literal_expr(*b.lhs, has_float) &&
+                   is_literal_expr(*b.rhs, has_float);
+        }
+        case K::IfExp: {
+            const auto& c = static_cast<const ast::IfExp&>(e);
+            return is_literal_expr(*c.then_value, has_float) &&
+                   is_literal_expr(*c.else_value, has_float);
+        }
+        case K::Call: {
+            const auto& c = static_cast<const ast::Call&>(e);
+            const builtins::Builtin* b = intrinsic_of(c);
+            if (!b || !(b->category == builtins::Category::Math ||
+                        b->category == builtins::Category::MinMax ||
+                        b->category == builtins::Category::Helper))
+                return false;
+            for (const auto& a : c.args) {
+                if (!is_literal_expr(*a, has_float)) return false;
+            }
+            return !c.args.empty() && c.keywords.empty();
+        }
+        default:
+            return false;
+    }
+}
+
+bool Lowerer::is_weak(const ast::Expr& e) const {
+    bool has_float = false;
+    return is_literal_expr(e, &has_float) && has_float;
+}
+
+std::optional<__int128> Lowerer::static_int(const ast::Expr& e) const {
+    if (const auto* i = e.as<ast::IntLit>()) {
+        if (i->overflow) return std::nullopt;
+        return static_cast<__int128>(i->value);
+    }
+    if (const auto* u = e.as<ast::Unary>()) {
+        auto v = static_int(*u->operand);
+        if (!v) return std::nullopt;
+        if (u->op == ast::UnaryOp::Neg) return -*v;
+        return u->op == ast::UnaryOp::Pos ? v : std::nullopt;
+    }
+    if (const auto* b = e.as<ast::Binary>()) {
+        auto l = static_int(*b->lhs), r = static_int(*b->rhs);
+        if (!l || !r) return std::nullopt;
+        switch (b->op) {
+            case ast::BinaryOp::Add:
+                return *l + *r;
+            case ast::BinaryOp::Sub:
+                return *l - *r;
+            case ast::BinaryOp::Mul:
+                return *l * *r;
+            case ast::BinaryOp::FloorDiv:
+                if (*r <= 0 || *l < 0) return std::nullopt;
+                return *l / *r;
+            default:
+                return std::nullopt;
+        }
+    }
+    if (auto c = constant_of(e); c && c->kind == Constant::Kind::Int) return c->ival;
+    return std::nullopt;
+}
+
+std::optional<DType> Lowerer::dtype_of(const ast::Expr& e) const {
+    std::string n = dotted(e);
+    if (n.empty()) return std::nullopt;
+    std::string root = n.substr(0, n.find('.'));
+    if (scope_->names.count(root) || scope_->assigned.count(root)) return std::nullopt;
+    Resolution res = scope_->env->resolve(n);
+    std::string canonical;
+    if (res.kind == Resolution::Kind::Intrinsic)
+        canonical = res.intrinsic;
+    else if (res.kind == Resolution::Kind::Unbound && root == n)
+        canonical = n;
+    if (canonical == "int") return i32;
+    if (canonical == "float") return f32;
+    const builtins::Builtin* b = builtins::find(canonical);
+    if (!b || b->category != builtins::Category::Cast) return std::nullopt;
+    return dtype_from_name(canonical);
+}
+
+// ---- variables ------------------------------------------------------------------------------
+
+ir::VarPtr Lowerer::new_var(const std::string& name, DType t, SourceRange r, bool is_local) {
+    auto v = std::make_shared<const ir::Var>(ir::Var{name, t, next_var_id_++, r});
+    if (is_local) locals_.push_back(v);
+    return v;
+}
+
+ir::ExprPtr Lowerer::spill(ir::ExprPtr e, ir::Block& out) {
+    ir::VarPtr t = temp(e->type, e->range);
+    out.push_back(ir::Assign::make(t, e, e->range));
+    return ir::VarRef::make(t, e->range);
+}
+
+ir::ExprPtr Lowerer::materialize(ir::ExprPtr e, ir::Block& out) {
+    if (e->as<ir::IntImm>() || e->as<ir::FloatImm>() || e->as<ir::VarRef>()) return e;
+    return spill(std::move(e), out);
+}
+
+ir::VarPtr Lowerer::local_var(const std::string& name, std::optional<DType> guess, SourceRange r) {
+    auto it = scope_->locals.find(name);
+    if (it != scope_->locals.end()) return it->second;
+    std::string key = scope_->key_prefix + name;
+    DType t = types_.settled(key).value_or(guess.value_or(i32));
+    ir::VarPtr v = new_var(name, t, r);
+    types_.used(key, t);
+    scope_->locals[name] = v;
+    return v;
+}
+
+Hint Lowerer::name_hint(const std::string& name) const {
+    auto it = scope_->names.find(name);
+    if (it != scope_->names.end() && it->second.kind == Binding::Kind::Scalar) {
+        DType t = it->second.var->type;
+        return is_float(t) ? Hint(t) : std::nullopt;
+    }
+    auto t = types_.settled(scope_->key_prefix + name);
+    return (t && is_float(*t)) ? t : std::nullopt;
+}
+
+void Lowerer::assign_name(const std::string& name, const ir::ExprPtr& value, bool weak,
+                          SourceRange r, ir::Block& out) {
+    Binding& b = scope_->names[name];
+    if (b.kind == Binding::Kind::Array) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "'" + name + "' is a local or shared array and cannot be reassigned", r);
+    }
+    if (b.kind == Binding::Kind::Dead) {
+        ir::VarPtr v = local_var(name, weak ? f32 : value->type, r);
+        b = Binding{Binding::Kind::Scalar, v, nullptr, scope_->key_prefix + name};
+    }
+    if (!b.key.empty()) {
+        types_.record(b.key, {weak ? std::nullopt : std::optional<DType>(value->type), r,
+                              scope_->file, scope_->prefix});
+    }
+    ir::ExprPtr stored = convert(value, b.var->type);
+    out.push_back(ir::Assign::make(b.var, stored, r));
+    if (in_prologue_ && scope_->is_kernel) {
+        host_values_[b.var.get()] = block_depth_ == 0 ? host_value(stored) : nullptr;
+    }
+}
+
+}  // namespace tack::sema::lower
