@@ -1,0 +1,346 @@
+#include "runtime/cpu/cost_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "runtime/cpu/cpu_info.hpp"
+
+namespace tack::runtime::cpu {
+namespace {
+
+// Ratios, not thresholds in elements or nanoseconds, so they carry across machines (E10).
+constexpr double kBreakEvenMargin = 2.0;    // parallel ~ F + T/P: P/(P-1) <= 2 plus insurance
+constexpr double kDefaultFanOutNs = 200e3;  // prior, high on purpose: wrong = fan out later
+constexpr double kMinNsPerElem = 1e-3;      // an all-but-empty kernel still reads as measured
+constexpr double kCostSmoothing = 0.25;
+constexpr double kMaxSampleRatio = 8.0;        // beyond this a rise is capped, a drop believed
+constexpr double kSampleOverheadRatio = 10.0;  // a timed slice is worth 10x the call overhead
+constexpr double kProbeReferenceNsPerElem = 24.0;
+constexpr int64_t kSliceFraction = 64;  // a recheck slice is at least 1/64 of the range
+constexpr uint64_t kRecheckDoublingLimit = 1024;
+constexpr int kOverheadReps = 5;
+constexpr int kWarmupFanOuts = 3;
+constexpr int kCalibrationFanOuts = 9;
+constexpr double kGoldenFraction = 0.6180339887498949;
+constexpr double kParallelClamp = 0.9;     // v2: rate = r_s - min(r_p, 0.9 r_s) stays positive
+constexpr double kRpMinWorkerNs = 1000.0;  // shorter worker spans are mostly clock and wake noise
+constexpr double kRpTrustedSpanRatio = 20.0;  // median span >= 20 * workers * call overhead
+constexpr double kConfirmBand = 4.0;  // serial is "affordable" up to 4 margins of fan-out cost
+
+using Clock = std::chrono::steady_clock;
+
+double elapsed_ns(Clock::time_point t0) {
+    return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+}
+
+// The fan-out part of a recheck: the pool sees a contiguous virtual range [start, end - hole_len)
+// and each chunk is mapped around the slice [hole_begin, hole_begin + hole_len) that already ran
+// serially, so every real index still runs exactly once (E9).
+struct HoleCtx {
+    RangeFn fn;
+    void* ctx;
+    int64_t hole_begin;
+    int64_t hole_len;
+};
+
+void run_around_hole(void* raw, int64_t lo, int64_t hi) {
+    const auto& h = *static_cast<HoleCtx*>(raw);
+    if (hi <= h.hole_begin) {
+        h.fn(h.ctx, lo, hi);
+    } else if (lo >= h.hole_begin) {
+        h.fn(h.ctx, lo + h.hole_len, hi + h.hole_len);
+    } else {
+        h.fn(h.ctx, lo, h.hole_begin);
+        h.fn(h.ctx, h.hole_begin + h.hole_len, hi + h.hole_len);
+    }
+}
+
+// Asymmetric smoothing (E10): an estimate too high fans out ranges that cannot repay it (up to
+// ~10x slower per dispatch), one too low only leaves speedup unclaimed, so a far-higher sample
+// (usually a descheduled run) is capped and a far-lower one believed outright.
+double smoothed_serial(double prev, double sample) {
+    if (prev <= 0.0) return sample;
+    if (sample > prev * kMaxSampleRatio)
+        return prev + kCostSmoothing * (prev * kMaxSampleRatio - prev);
+    if (sample * kMaxSampleRatio < prev) return sample;
+    return prev + kCostSmoothing * (sample - prev);
+}
+
+// v2: each chunk is timed inside the worker, around its own call only, so r_p does not absorb
+// errors of the fan-out estimate (inferring it as (elapsed - F) / n did, near the crossover
+// where both are the same size by definition).
+struct ChunkTimes {
+    struct Span {
+        int64_t elems = 0;
+        double ns = 0.0;
+    };
+    RangeFn fn;
+    void* ctx;
+    std::vector<Span> spans;
+    std::atomic<size_t> used{0};
+
+    ChunkTimes(RangeFn fn_, void* ctx_, int slots) : fn(fn_), ctx(ctx_), spans(size_t(slots)) {}
+
+    static void run(void* raw, int64_t lo, int64_t hi) {
+        auto* t = static_cast<ChunkTimes*>(raw);
+        auto t0 = Clock::now();
+        t->fn(t->ctx, lo, hi);
+        double ns = elapsed_ns(t0);
+        size_t slot = t->used.fetch_add(1, std::memory_order_relaxed);
+        if (slot < t->spans.size()) t->spans[slot] = {hi - lo, ns};
+    }
+
+    // median(worker ns/element) / workers that ran; nullopt when the spans are too short to
+    // trust (a worker's clock includes its wake-up and the join).
+    std::optional<double> parallel_rate(double call_overhead_ns) const {
+        std::vector<double> rates, lengths;
+        size_t n = std::min(used.load(), spans.size());
+        for (size_t i = 0; i < n; ++i) {
+            if (spans[i].ns < kRpMinWorkerNs || spans[i].elems <= 0) continue;
+            rates.push_back(spans[i].ns / double(spans[i].elems));
+            lengths.push_back(spans[i].ns);
+        }
+        if (rates.size() < 2) return std::nullopt;
+        auto mid = [](std::vector<double>& v) {
+            std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+            return v[v.size() / 2];
+        };
+        double trusted =
+            kRpTrustedSpanRatio * double(rates.size()) * std::max(call_overhead_ns, 0.0);
+        if (mid(lengths) < trusted) return std::nullopt;
+        return mid(rates) / double(rates.size());
+    }
+};
+
+uint64_t next_recheck_after(uint64_t n) {
+    return n < kRecheckDoublingLimit ? 2 * n : n + kRecheckDoublingLimit;
+}
+
+// True once per schedule step (counts 1, 2, 4 ... 1024, then every 1024th): the caller that
+// wins the compare-exchange does the recheck.
+bool recheck_due(std::atomic<uint64_t>& next, uint64_t count) {
+    uint64_t due = next.load(std::memory_order_relaxed);
+    return count >= due && next.compare_exchange_strong(due, next_recheck_after(count));
+}
+
+}  // namespace
+
+CostModel::CostModel(const CostModel& other) {
+    *this = other;
+}
+
+CostModel& CostModel::operator=(const CostModel& other) {
+    parallel_min_elems_.store(other.parallel_min_elems());
+    serial_only_min_elems_.store(other.serial_only_min_elems_.load());
+    call_overhead_ns_.store(other.call_overhead_ns());
+    ns_per_elem_.store(other.serial_ns_per_elem());
+    ns_per_elem_parallel_.store(other.parallel_ns_per_elem());
+    parallel_dispatches_.store(other.parallel_dispatches());
+    next_recheck_.store(other.next_recheck_.load());
+    held_back_.store(other.held_back_.load());
+    next_parallel_recheck_.store(other.next_parallel_recheck_.load());
+    scattered_.store(other.scattered_.load());
+    confirmed_.store(other.confirmed_.load());
+    return *this;
+}
+
+CpuExecutor::CpuExecutor(int num_threads, support::CpuPolicy policy, std::optional<double> margin)
+    : num_threads_(std::max(1, num_threads)),
+      policy_(policy),
+      margin_(margin.value_or(kBreakEvenMargin)),
+      fan_out_ns_(kDefaultFanOutNs) {
+    if (num_threads_ < 2) return;  // E11: one thread means no pool, always serial
+    pool_ = std::make_unique<ThreadPool>(num_threads_);
+    // The first fan-outs also start the threads and read high; only warm ones count.
+    pool_->measure_fan_out_ns(kWarmupFanOuts);
+    fan_out_ns_ = pool_->measure_fan_out_ns(kCalibrationFanOuts);
+}
+
+std::unique_ptr<CpuExecutor> CpuExecutor::from_environment(std::optional<int> num_threads_option) {
+    int threads = resolve_thread_count(num_threads_option);
+    support::CpuPolicy policy = support::env_cpu_policy();
+    std::optional<double> margin = support::env_cpu_margin();
+    return std::make_unique<CpuExecutor>(threads, policy, margin);
+}
+
+int64_t CpuExecutor::min_elems_for(double ns_per_elem, double ns_per_elem_parallel) const {
+    if (!pool_ || ns_per_elem <= 0.0) return kNeverParallel;
+    double rate = ns_per_elem - std::min(ns_per_elem_parallel, kParallelClamp * ns_per_elem);
+    double elems = fan_out_ns_ * margin_ / rate;
+    if (!(elems < double(kNeverParallel))) return kNeverParallel;
+    return std::max<int64_t>(num_threads_, static_cast<int64_t>(elems));
+}
+
+void CpuExecutor::update_thresholds(CostModel& model) const {
+    double r_s = model.serial_ns_per_elem();
+    double r_p = policy_ == support::CpuPolicy::V2 ? model.parallel_ns_per_elem() : 0.0;
+    model.serial_only_min_elems_.store(min_elems_for(r_s), std::memory_order_relaxed);
+    model.parallel_min_elems_.store(min_elems_for(r_s, r_p), std::memory_order_relaxed);
+}
+
+int64_t CpuExecutor::probe_min_range() const {
+    return std::max<int64_t>(num_threads_,
+                             int64_t(fan_out_ns_ * kBreakEvenMargin / kProbeReferenceNsPerElem));
+}
+
+void CpuExecutor::dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
+    if (end <= start) return;
+    if (!pool_) {
+        fn(ctx, start, end);
+        return;
+    }
+    int64_t total = end - start;
+    if (total >= model.parallel_min_elems()) {
+        // v2 confirmation: first samples are never clean (a bandwidth-bound kernel read 3-4x
+        // dear, up to 15x), so before the first near-threshold fan-out take a clean one.
+        bool confirm = policy_ == support::CpuPolicy::V2 &&
+                       !model.confirmed_.load(std::memory_order_relaxed) &&
+                       serial_is_affordable(model, total);
+        if (confirm) {
+            run_serial_timed(model, fn, ctx, start, end, total);
+        } else {
+            run_parallel(model, fn, ctx, start, end);
+        }
+    } else if (model.serial_ns_per_elem() <= 0.0 && total >= probe_min_range()) {
+        run_first_sight(model, fn, ctx, start, end);
+    } else {
+        run_serial(model, fn, ctx, start, end);
+    }
+}
+
+// First sight of a variant at a range where threading might pay: time a prefix, then decide
+// the rest on that sample, so a one-shot large dispatch is not stuck serial for want of one.
+void CpuExecutor::run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64_t start,
+                                  int64_t end) {
+    int64_t total = end - start;
+    int64_t probe = std::max(probe_min_range() / 16, total / kSliceFraction);
+    run_serial_timed(model, fn, ctx, start, start + probe, total);
+    if (total - probe >= model.parallel_min_elems()) {
+        fan_out(model, fn, ctx, start + probe, end);
+    } else {
+        run_serial_timed(model, fn, ctx, start + probe, end, total);
+        model.scattered_.store(false, std::memory_order_relaxed);  // all of it ran here
+    }
+}
+
+// Under v2 a range that r_s alone would thread but r_p keeps serial is fanned out now and then:
+// r_p is refreshed only by fan-outs, so a high reading (say, from a loaded moment) would
+// otherwise stop the very fan-outs that could lower it.
+void CpuExecutor::run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
+    if (end - start >= model.serial_only_min_elems_.load(std::memory_order_relaxed)) {
+        uint64_t n = model.held_back_.fetch_add(1, std::memory_order_relaxed) + 1;
+        if (recheck_due(model.next_parallel_recheck_, n)) {
+            fan_out(model, fn, ctx, start, end);
+            return;
+        }
+    }
+    run_serial_timed(model, fn, ctx, start, end, end - start);
+}
+
+// `range_total` is the dispatch's whole range: a run covering it gathers the data on this thread.
+void CpuExecutor::run_serial_timed(CostModel& model, RangeFn fn, void* ctx, int64_t start,
+                                   int64_t end, int64_t range_total) {
+    auto t0 = Clock::now();
+    fn(ctx, start, end);
+    record_serial_sample(model, fn, ctx, end - start, range_total, elapsed_ns(t0));
+    if (end - start == range_total) model.scattered_.store(false, std::memory_order_relaxed);
+}
+
+bool CpuExecutor::serial_is_affordable(const CostModel& model, int64_t total) const {
+    return double(total) * model.serial_ns_per_elem() <= kConfirmBand * margin_ * fan_out_ns_;
+}
+
+// The new r_s from the previous estimate and one sample.
+double CpuExecutor::serial_estimate(CostModel& model, double prev, double sample,
+                                    int64_t range_total) const {
+    double estimate = smoothed_serial(prev, sample);
+    if (policy_ != support::CpuPolicy::V2) return estimate;
+    if (!model.scattered_.load(std::memory_order_relaxed)) {
+        // The first clean sample replaces whatever dear first samples taught.
+        bool first_clean = !model.confirmed_.exchange(true, std::memory_order_relaxed);
+        return first_clean ? std::min(estimate, sample) : estimate;
+    }
+    // A scattered sample is an upper bound. Where serial is affordable a clean one is cheap to
+    // get, so it may only lower the estimate; where serial is dear, a rise is real evidence.
+    if (prev > 0.0 && estimate > prev && serial_is_affordable(model, range_total)) return prev;
+    return estimate;
+}
+
+void CpuExecutor::record_serial_sample(CostModel& model, RangeFn fn, void* ctx, int64_t elems,
+                                       int64_t range_total, double elapsed) {
+    if (elems <= 0 || model.busy_.exchange(true, std::memory_order_acquire)) return;
+    if (model.call_overhead_ns() < 0.0) {
+        // Empty calls run no iterations, so this probe is safe on any kernel (E9).
+        double best = elapsed;
+        for (int i = 0; i < kOverheadReps; ++i) {
+            auto t0 = Clock::now();
+            fn(ctx, 0, 0);
+            best = std::min(best, elapsed_ns(t0));
+        }
+        model.call_overhead_ns_.store(best, std::memory_order_relaxed);
+    }
+    // The fixed per-call cost is paid by every chunk, so threading does not divide it: charging
+    // it per element made cheap kernels look expensive and fan out where serial won.
+    double sample = std::max((elapsed - model.call_overhead_ns()) / double(elems), kMinNsPerElem);
+    double estimate = serial_estimate(model, model.serial_ns_per_elem(), sample, range_total);
+    model.ns_per_elem_.store(estimate, std::memory_order_relaxed);
+    update_thresholds(model);
+    model.busy_.store(false, std::memory_order_release);
+}
+
+void CpuExecutor::record_parallel_sample(CostModel& model, double sample) {
+    if (model.busy_.exchange(true, std::memory_order_acquire)) return;
+    double prev = model.parallel_ns_per_elem();
+    model.ns_per_elem_parallel_.store(
+        prev <= 0.0 ? sample : prev + kCostSmoothing * (sample - prev), std::memory_order_relaxed);
+    update_thresholds(model);
+    model.busy_.store(false, std::memory_order_release);
+}
+
+int64_t CpuExecutor::sample_elems(const CostModel& model, int64_t total) const {
+    if (total <= probe_min_range()) return total;
+    double rate = std::max(model.serial_ns_per_elem(), kMinNsPerElem);
+    double target_ns = kSampleOverheadRatio * std::max(model.call_overhead_ns(), 1.0);
+    auto target = static_cast<int64_t>(std::min(target_ns / rate, double(total)));
+    return std::clamp<int64_t>(std::max(target, total / kSliceFraction), 1, total);
+}
+
+// A fan-out cannot re-measure the serial rate, and an estimate that chose threading cannot be
+// checked against itself, so on the recheck schedule a slice is timed serially (at a
+// golden-ratio position, so successive slices touch different data) while the rest fans out.
+void CpuExecutor::run_parallel(CostModel& model, RangeFn fn, void* ctx, int64_t start,
+                               int64_t end) {
+    uint64_t n = model.parallel_dispatches_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (!recheck_due(model.next_recheck_, n)) {
+        fan_out(model, fn, ctx, start, end);
+        return;
+    }
+    int64_t total = end - start;
+    int64_t slice = sample_elems(model, total);
+    if (slice >= total) {
+        run_serial_timed(model, fn, ctx, start, end, total);
+        return;
+    }
+    double position = std::fmod(double(n) * kGoldenFraction, 1.0);
+    int64_t hole_begin = start + static_cast<int64_t>(position * double(total - slice));
+    run_serial_timed(model, fn, ctx, hole_begin, hole_begin + slice, total);
+    HoleCtx hole{fn, ctx, hole_begin, slice};
+    fan_out(model, run_around_hole, &hole, start, end - slice);
+}
+
+void CpuExecutor::fan_out(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
+    model.scattered_.store(true, std::memory_order_relaxed);
+    if (policy_ == support::CpuPolicy::V1) {
+        pool_->run(fn, ctx, start, end);
+        return;
+    }
+    ChunkTimes times(fn, ctx, num_threads_);
+    if (!pool_->run(ChunkTimes::run, &times, start, end)) return;  // ran serially: pool busy
+    if (auto rate = times.parallel_rate(model.call_overhead_ns())) {
+        record_parallel_sample(model, *rate);
+    }
+}
+
+}  // namespace tack::runtime::cpu

@@ -1,0 +1,130 @@
+#pragma once
+// The serial-vs-parallel decision for CPU dispatches (CONTRACT E9, E10).
+//
+// Each compiled variant keeps a CostModel; the backend keeps one CpuExecutor. A dispatch is
+//     executor.dispatch(variant.cost, fn, ctx, 0, n);
+// which runs every index of [0, n) exactly once, either serially on the calling thread (timed, to
+// learn the variant's per-element cost) or fanned out over the pool. The decision is one integer
+// compare against the cached `parallel_min_elems`:
+//     parallel_min_elems = max(num_threads, F * M / rate)
+//     v1: rate = r_s      v2 (default): rate = r_s - min(r_p, 0.9 r_s)
+// with F the pool's measured empty fan-out cost (median of 9 warm empty fan-outs), M the margin
+// (2.0, or TACK_CPU_MARGIN), r_s the variant's smoothed serial ns/element and r_p its parallel
+// ns/element (median per-worker rate timed inside the workers, divided by the workers that ran;
+// 0 until measured, which makes v2 equal to v1). Unmeasured variants and one-thread executors get
+// kNeverParallel.
+//
+// Each estimate can only be refreshed by one kind of dispatch, so the other kind is run on
+// purpose now and then: fanned-out dispatches time a serial slice (>= 1/64 of the range, at a
+// golden-ratio position) at parallel dispatch 1, 2, 4 ... 1024 and every 1024th after; under v2,
+// ranges kept serial only by r_p are fanned out on the same schedule to re-measure it. v2 also
+// distrusts serial samples taken while the data is scattered over other cores' caches (after a
+// fan-out): they may lower an estimate but not raise it while serial is affordable, and until a
+// clean sample exists an affordable range runs serially to take one. Probes (call overhead,
+// fan-out calibration) only ever run empty ranges.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "runtime/cpu/thread_pool.hpp"
+#include "support/env.hpp"
+
+namespace tack::runtime::cpu {
+
+inline constexpr int64_t kNeverParallel = int64_t(1) << 62;
+
+/// Per compiled variant. Copying takes a snapshot (so variants can live in ordinary containers).
+/// Safe to share between threads dispatching the same variant: updates that find the model busy
+/// are dropped (a lost sample only delays learning).
+class CostModel {
+  public:
+    CostModel() = default;
+    CostModel(const CostModel& other);
+    CostModel& operator=(const CostModel& other);
+
+    /// Ranges of at least this many elements fan out (the hot-path compare).
+    int64_t parallel_min_elems() const {
+        return parallel_min_elems_.load(std::memory_order_relaxed);
+    }
+    /// Smoothed serial cost in ns per element; 0 until the first serial sample.
+    double serial_ns_per_elem() const { return ns_per_elem_.load(std::memory_order_relaxed); }
+    /// Smoothed parallel cost in ns per element of the whole range (v2); 0 until measured.
+    double parallel_ns_per_elem() const {
+        return ns_per_elem_parallel_.load(std::memory_order_relaxed);
+    }
+    /// Cost of one call on an empty range (ns), subtracted from serial samples; < 0 = unmeasured.
+    double call_overhead_ns() const { return call_overhead_ns_.load(std::memory_order_relaxed); }
+    uint64_t parallel_dispatches() const {
+        return parallel_dispatches_.load(std::memory_order_relaxed);
+    }
+
+  private:
+    friend class CpuExecutor;
+    std::atomic<int64_t> parallel_min_elems_{kNeverParallel};
+    std::atomic<int64_t> serial_only_min_elems_{kNeverParallel};  // the threshold without r_p
+    std::atomic<bool> busy_{false};  // guards the read-modify-write of the estimates
+    std::atomic<double> call_overhead_ns_{-1.0};
+    std::atomic<double> ns_per_elem_{0.0};
+    std::atomic<double> ns_per_elem_parallel_{0.0};
+    std::atomic<uint64_t> parallel_dispatches_{0};
+    std::atomic<uint64_t> next_recheck_{1};  // parallel dispatch number of the next serial slice
+    std::atomic<uint64_t> held_back_{0};     // v2: serial dispatches that r_p alone kept serial
+    std::atomic<uint64_t> next_parallel_recheck_{1};
+    // v2: the data may sit in other cores' caches (true at first and after any fan-out; cleared
+    // by a serial run of a whole dispatch range), so a serial sample now reads dear.
+    std::atomic<bool> scattered_{true};
+    std::atomic<bool> confirmed_{false};  // v2: a clean (not scattered) sample has been taken
+};
+
+class CpuExecutor {
+  public:
+    /// num_threads from resolve_thread_count(); margin from TACK_CPU_MARGIN, else 2.0. With
+    /// num_threads >= 2 the pool is started and its fan-out cost calibrated (a few warm-up
+    /// fan-outs, then the minimum of 5 empty fan-outs).
+    CpuExecutor(int num_threads, support::CpuPolicy policy, std::optional<double> margin);
+
+    /// Reads TACK_CPU_THREADS (unless num_threads_option is set), TACK_CPU_POLICY and
+    /// TACK_CPU_MARGIN; throws a ValueError CompileError for malformed values (C29).
+    static std::unique_ptr<CpuExecutor> from_environment(std::optional<int> num_threads_option);
+
+    int num_threads() const { return num_threads_; }
+    support::CpuPolicy policy() const { return policy_; }
+    double margin() const { return margin_; }
+    /// Calibrated empty fan-out cost in ns (the 200 µs prior when there is no pool).
+    double fan_out_ns() const { return fan_out_ns_; }
+    /// nullptr for a one-thread executor.
+    ThreadPool* pool() { return pool_.get(); }
+
+    /// Runs fn over [start, end), every index exactly once, serially or fanned out as `model`
+    /// decides, and updates `model` from what it measured.
+    void dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
+
+    /// The threshold this executor derives from the rates (exposed for tests and reports).
+    int64_t min_elems_for(double ns_per_elem, double ns_per_elem_parallel = 0.0) const;
+
+  private:
+    void run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
+    void run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
+    void run_parallel(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
+    void fan_out(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
+    void run_serial_timed(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end,
+                          int64_t range_total);
+    void record_serial_sample(CostModel& model, RangeFn fn, void* ctx, int64_t elems,
+                              int64_t range_total, double elapsed_ns);
+    double serial_estimate(CostModel& model, double prev, double sample, int64_t range_total) const;
+    bool serial_is_affordable(const CostModel& model, int64_t total) const;
+    void record_parallel_sample(CostModel& model, double sample);
+    void update_thresholds(CostModel& model) const;
+    int64_t probe_min_range() const;
+    int64_t sample_elems(const CostModel& model, int64_t total) const;
+
+    int num_threads_;
+    support::CpuPolicy policy_;
+    double margin_;
+    double fan_out_ns_;
+    std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace tack::runtime::cpu

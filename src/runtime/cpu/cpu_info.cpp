@@ -1,0 +1,71 @@
+#include "runtime/cpu/cpu_info.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "support/env.hpp"
+
+#if defined(__linux__)
+#include <sched.h>
+#include <unistd.h>
+#endif
+
+namespace tack::runtime::cpu {
+namespace {
+
+// Counts the CPUs in a Linux cpulist such as "0,4" or "0-1,8-9".
+int count_cpulist(const std::string& list) {
+    int count = 0;
+    std::stringstream items(list);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        int lo = 0, hi = 0;
+        char dash = 0;
+        std::stringstream range(item);
+        if (!(range >> lo)) continue;
+        hi = (range >> dash >> hi && dash == '-') ? hi : lo;
+        count += std::max(0, hi - lo + 1);
+    }
+    return count;
+}
+
+#if defined(__linux__)
+// Logical CPUs this process may run on: the affinity mask when set (containers and taskset
+// restrict it, and threads beyond it only time-slice), else the online count.
+int logical_cpu_count() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+    return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+int siblings_of_cpu0() {
+    std::ifstream file("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list");
+    std::string list;
+    if (!file || !std::getline(file, list)) return 0;
+    return count_cpulist(list);
+}
+#endif
+
+}  // namespace
+
+int physical_core_count() {
+#if defined(__linux__)
+    int logical = logical_cpu_count();
+    int siblings = siblings_of_cpu0();
+    // Hyperthreads share one core's execution units: a second compute thread on a core buys
+    // little but costs a full fan-out slot, so count cores, not logical CPUs.
+    if (logical > 0 && siblings > 0) return std::max(1, logical / siblings);
+#endif
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int resolve_thread_count(std::optional<int> num_threads_option) {
+    if (num_threads_option) return std::max(1, *num_threads_option);
+    if (auto from_env = support::env_cpu_threads()) return std::max(1, *from_env);
+    return physical_core_count();
+}
+
+}  // namespace tack::runtime::cpu

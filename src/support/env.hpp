@@ -1,0 +1,42 @@
+#pragma once
+// Every environment variable Tack reads is parsed here, so the accepted spellings and the error
+// messages live in one place (CONTRACT C3, C29). Callers read at the moment the contract says
+// (e.g. TACK_CPU_THREADS at each CPU backend construction); nothing here caches a value.
+
+#include <optional>
+#include <string>
+
+namespace tack::support {
+
+/// Raw value of `name`; nullopt when unset (an empty value is returned as "").
+std::optional<std::string> env_string(const char* name);
+
+/// Boolean flag (C3): unset, empty, `0`, `false`, `no`, `off` (case-insensitive, surrounding
+/// spaces ignored) = off; anything else = on. Used for TACK_NO_REINIT, TACK_DUMP_MSL,
+/// TACK_REQUIRE_CLANG.
+bool env_flag(const char* name);
+
+/// Integer variable parsed like Python's int() (surrounding spaces, optional sign): nullopt when
+/// unset or empty; anything else non-integer throws a ValueError CompileError. For device
+/// selectors such as TACK_OPENCL_DEVICE.
+std::optional<long long> env_integer(const char* name);
+
+/// TACK_CPU_THREADS (C29): nullopt when unset or empty; values < 1 become 1; a non-integer
+/// throws diag::CompileError of kind ValueError (raised by `init`).
+std::optional<int> env_cpu_threads();
+
+enum class CpuPolicy { V1, V2 };
+
+/// TACK_CPU_POLICY (C29): `v1` | `v2`, unset/empty = v2; anything else throws a ValueError
+/// CompileError listing the accepted values.
+CpuPolicy env_cpu_policy();
+
+/// TACK_CPU_MARGIN (E10): a positive float overriding the cost model's margin; nullopt when
+/// unset or empty. A value that is not a positive finite number throws a ValueError.
+std::optional<double> env_cpu_margin();
+
+/// The disk cache directory from TACK_CACHE_DIR; default $XDG_CACHE_HOME/tack, else
+/// $HOME/.cache/tack. nullopt = cache disabled (TACK_CACHE_DIR empty or `off`, or no HOME).
+std::optional<std::string> env_cache_dir();
+
+}  // namespace tack::support

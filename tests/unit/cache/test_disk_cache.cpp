@@ -1,0 +1,306 @@
+// DiskCache: round trips within and across processes, every kind of damaged entry is detected
+// and discarded, concurrent writers leave a valid entry, unsafe directories are refused.
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/disk_cache.hpp"
+#include "support/env.hpp"
+
+namespace tack::cache {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<uint8_t> bytes_of(const std::string& text) {
+    return {text.begin(), text.end()};
+}
+
+std::vector<uint8_t> pattern(size_t size, uint8_t seed) {
+    std::vector<uint8_t> out(size);
+    for (size_t i = 0; i < size; ++i)
+        out[i] = uint8_t(i * 31 + seed);
+    return out;
+}
+
+class TempDir {
+  public:
+    TempDir() {
+        char tmpl[] = "/tmp/tack-cache-test-XXXXXX";
+        path_ = ::mkdtemp(tmpl);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+class ScopedEnv {
+  public:
+    ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        value ? ::setenv(name, value->c_str(), 1) : ::unsetenv(name);
+    }
+    ~ScopedEnv() { old_ ? ::setenv(name_, old_->c_str(), 1) : ::unsetenv(name_); }
+
+  private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+std::vector<uint8_t> read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_all(const std::string& path, const std::vector<uint8_t>& data) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+}
+
+// Runs `child` in a forked process; returns its exit status (0 = success).
+template <class Fn>
+int in_child(Fn child) {
+    pid_t pid = ::fork();
+    if (pid == 0) ::_exit(child());
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+TEST(DiskCache, RoundTripInfoAndClear) {
+    TempDir tmp;
+    DiskCache cache(tmp.path() + "/nested/cache");
+    ASSERT_TRUE(cache.enabled());
+    struct stat st {};
+    ASSERT_EQ(::stat(cache.dir().c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+
+    EXPECT_EQ(cache.load("k1"), std::nullopt);
+    auto payload = pattern(10000, 7);
+    cache.store("k1", payload);
+    cache.store("k2", bytes_of("hello"));
+    cache.store("empty", {});
+    EXPECT_EQ(cache.load("k1"), payload);
+    EXPECT_EQ(cache.load("k2"), bytes_of("hello"));
+    EXPECT_EQ(cache.load("empty"), std::vector<uint8_t>{});
+
+    CacheInfo info = cache.info();
+    EXPECT_TRUE(info.enabled);
+    EXPECT_EQ(info.path, cache.dir());
+    EXPECT_EQ(info.entries, 3u);
+    EXPECT_GT(info.total_bytes, 10005u);
+
+    write_all(cache.dir() + "/unrelated.txt", bytes_of("keep me"));
+    EXPECT_EQ(cache.clear(), 3u);
+    EXPECT_EQ(cache.info().entries, 0u);
+    EXPECT_EQ(cache.load("k1"), std::nullopt);
+    EXPECT_TRUE(fs::exists(cache.dir() + "/unrelated.txt"));
+}
+
+TEST(DiskCache, OverwriteReplacesEntry) {
+    TempDir tmp;
+    DiskCache cache(tmp.path());
+    cache.store("k", bytes_of("first"));
+    cache.store("k", bytes_of("second, longer"));
+    EXPECT_EQ(cache.load("k"), bytes_of("second, longer"));
+    EXPECT_EQ(cache.info().entries, 1u);
+}
+
+TEST(DiskCache, SecondProcessHits) {
+    TempDir tmp;
+    auto payload = pattern(50000, 3);
+    DiskCache(tmp.path()).store("shared-key", payload);
+    int status = in_child([&] {
+        DiskCache cache(tmp.path());
+        return cache.load("shared-key") == payload ? 0 : 1;
+    });
+    EXPECT_EQ(status, 0);
+    // And the other way: the child stores, the parent loads.
+    status = in_child([&] {
+        DiskCache(tmp.path()).store("from-child", bytes_of("child bytes"));
+        return 0;
+    });
+    ASSERT_EQ(status, 0);
+    EXPECT_EQ(DiskCache(tmp.path()).load("from-child"), bytes_of("child bytes"));
+}
+
+// Each damage is applied to a freshly stored entry; load must miss and delete the file.
+struct Damage {
+    const char* name;
+    void (*apply)(std::vector<uint8_t>& file);
+};
+
+void expect_discarded(const Damage& damage) {
+    TempDir tmp;
+    DiskCache cache(tmp.path());
+    cache.store("key", pattern(4096, 9));
+    std::string path = cache.entry_path("key");
+    auto file = read_all(path);
+    ASSERT_FALSE(file.empty());
+    damage.apply(file);
+    write_all(path, file);
+    EXPECT_EQ(cache.load("key"), std::nullopt) << damage.name;
+    EXPECT_FALSE(fs::exists(path)) << damage.name << ": bad entry not deleted";
+    cache.store("key", bytes_of("recompiled"));
+    EXPECT_EQ(cache.load("key"), bytes_of("recompiled")) << damage.name;
+}
+
+TEST(DiskCache, DamagedEntriesAreDiscarded) {
+    const Damage damages[] = {
+        {"truncated payload", [](std::vector<uint8_t>& f) { f.resize(f.size() - 1); }},
+        {"truncated header", [](std::vector<uint8_t>& f) { f.resize(10); }},
+        {"empty file", [](std::vector<uint8_t>& f) { f.clear(); }},
+        {"extra byte", [](std::vector<uint8_t>& f) { f.push_back(0); }},
+        {"corrupted payload byte", [](std::vector<uint8_t>& f) { f[f.size() - 100] ^= 0x01; }},
+        {"corrupted checksum byte", [](std::vector<uint8_t>& f) { f[30] ^= 0x80; }},
+        {"corrupted key byte", [](std::vector<uint8_t>& f) { f[56] ^= 0x01; }},
+        {"wrong magic", [](std::vector<uint8_t>& f) { f[0] = 'X'; }},
+        {"wrong version", [](std::vector<uint8_t>& f) { f[8] = 99; }},
+        {"huge payload length", [](std::vector<uint8_t>& f) { f[23] = 0xff; }},
+    };
+    for (const auto& damage : damages)
+        expect_discarded(damage);
+}
+
+TEST(DiskCache, ForeignEntryIsDiscarded) {
+    // An entry for key A sitting under key B's file name (a hash collision, or a copied file).
+    TempDir tmp;
+    DiskCache cache(tmp.path());
+    cache.store("key-a", bytes_of("payload of a"));
+    fs::copy_file(cache.entry_path("key-a"), cache.entry_path("key-b"));
+    EXPECT_EQ(cache.load("key-b"), std::nullopt);
+    EXPECT_FALSE(fs::exists(cache.entry_path("key-b")));
+    EXPECT_EQ(cache.load("key-a"), bytes_of("payload of a"));
+}
+
+TEST(DiskCache, ConcurrentWritersLeaveAValidEntry) {
+    TempDir tmp;
+    auto payload_a = pattern(200000, 1), payload_b = pattern(150000, 2);
+    auto writer = [&](const std::vector<uint8_t>& mine) {
+        return in_child([&] {
+            DiskCache cache(tmp.path());
+            for (int i = 0; i < 100; ++i) {
+                cache.store("contended", mine);
+                auto got = cache.load("contended");
+                // A miss is allowed (the other process may be mid-replace); bad bytes never are.
+                if (got && *got != payload_a && *got != payload_b) return 1;
+            }
+            return 0;
+        });
+    };
+    // Fork both writers before waiting on either, so they really overlap.
+    pid_t a = ::fork();
+    if (a == 0) ::_exit(writer(payload_a) == 0 ? 0 : 1);
+    int status_b = writer(payload_b);
+    int status_a = 0;
+    ::waitpid(a, &status_a, 0);
+    EXPECT_EQ(status_b, 0);
+    EXPECT_TRUE(WIFEXITED(status_a) && WEXITSTATUS(status_a) == 0);
+
+    DiskCache cache(tmp.path());
+    auto final_entry = cache.load("contended");
+    ASSERT_TRUE(final_entry.has_value());
+    EXPECT_TRUE(*final_entry == payload_a || *final_entry == payload_b);
+    for (const auto& entry : fs::directory_iterator(tmp.path())) {
+        EXPECT_EQ(entry.path().filename().string().rfind(".tmp-", 0), std::string::npos)
+            << "temp file left behind: " << entry.path();
+    }
+}
+
+TEST(DiskCache, RefusesDirectoryWritableByOthers) {
+    for (mode_t mode : {0777, 0770, 0722}) {
+        TempDir tmp;
+        ASSERT_EQ(::chmod(tmp.path().c_str(), mode), 0);
+        testing::internal::CaptureStderr();
+        DiskCache cache(tmp.path());
+        DiskCache again(tmp.path());
+        std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_FALSE(cache.enabled()) << std::oct << mode;
+        EXPECT_NE(err.find("writable by group or others"), std::string::npos) << err;
+        EXPECT_EQ(err.find("warning", err.find("warning") + 1), std::string::npos)
+            << "warned twice: " << err;
+        cache.store("k", bytes_of("x"));
+        EXPECT_EQ(cache.load("k"), std::nullopt);
+        EXPECT_EQ(cache.info().entries, 0u);
+        EXPECT_TRUE(fs::is_empty(tmp.path()));
+    }
+}
+
+TEST(DiskCache, RefusesDirectoryOwnedByAnotherUser) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown a directory to another user";
+    TempDir tmp;
+    ASSERT_EQ(::chown(tmp.path().c_str(), 12345, 12345), 0);
+    testing::internal::CaptureStderr();
+    DiskCache cache(tmp.path());
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(cache.enabled());
+    EXPECT_NE(err.find("owned by another user (uid 12345)"), std::string::npos) << err;
+}
+
+TEST(DiskCache, DisabledByEnvironment) {
+    for (const char* value : {"off", "", "OFF", " off "}) {
+        ScopedEnv env("TACK_CACHE_DIR", value);
+        EXPECT_EQ(support::env_cache_dir(), std::nullopt) << "'" << value << "'";
+        DiskCache cache = DiskCache::from_environment();
+        EXPECT_FALSE(cache.enabled());
+        cache.store("k", bytes_of("x"));
+        EXPECT_EQ(cache.load("k"), std::nullopt);
+        EXPECT_FALSE(cache.info().enabled);
+    }
+}
+
+TEST(DiskCache, DirectoryFromEnvironment) {
+    TempDir tmp;
+    {
+        ScopedEnv env("TACK_CACHE_DIR", tmp.path() + "/explicit");
+        DiskCache cache = DiskCache::from_environment();
+        EXPECT_TRUE(cache.enabled());
+        EXPECT_EQ(cache.dir(), tmp.path() + "/explicit");
+    }
+    ScopedEnv unset("TACK_CACHE_DIR", std::nullopt);
+    {
+        ScopedEnv xdg("XDG_CACHE_HOME", tmp.path() + "/xdg");
+        EXPECT_EQ(support::env_cache_dir(), tmp.path() + "/xdg/tack");
+    }
+    ScopedEnv no_xdg("XDG_CACHE_HOME", std::nullopt);
+    ScopedEnv home("HOME", "/home/someone");
+    EXPECT_EQ(support::env_cache_dir(), "/home/someone/.cache/tack");
+}
+
+TEST(CacheKey, EveryPartChangesTheKey) {
+    KeyParts base{"ir", "variant", "x86_64-znver3", "19.1.7", "O3"};
+    std::string key = make_key(base);
+    EXPECT_EQ(key, make_key(base));
+    EXPECT_EQ(key.rfind(std::string("tack-") + TACK_VERSION + ":", 0), 0u) << key;
+    std::string KeyParts::*fields[] = {&KeyParts::ir_text, &KeyParts::variant_key,
+                                       &KeyParts::target_fingerprint, &KeyParts::llvm_version,
+                                       &KeyParts::options};
+    for (auto field : fields) {
+        KeyParts changed = base;
+        changed.*field += "!";
+        EXPECT_NE(make_key(changed), key);
+    }
+    KeyParts shifted = base;  // moving a character between parts must not collide
+    shifted.ir_text = "irv";
+    shifted.variant_key = "ariant";
+    EXPECT_NE(make_key(shifted), key);
+}
+
+}  // namespace
+}  // namespace tack::cache

@@ -1,0 +1,198 @@
+// CpuExecutor + CostModel: the serial-vs-parallel decision changes speed only (CONTRACT E9), the
+// threshold follows max(num_threads, F*M/r_s) (E10), one thread is always serial (E11).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "runtime/cpu/cost_model.hpp"
+
+namespace tack::runtime::cpu {
+namespace {
+
+using support::CpuPolicy;
+
+struct Saxpy {
+    float a;
+    const float* x;
+    float* y;
+    static void run(void* raw, int64_t lo, int64_t hi) {
+        auto* s = static_cast<Saxpy*>(raw);
+        for (int64_t i = lo; i < hi; ++i)
+            s->y[i] = s->a * s->x[i] + s->y[i];
+    }
+};
+
+// About a microsecond of dependent arithmetic per element, so fanning out clearly pays.
+struct Expensive {
+    explicit Expensive(std::vector<std::atomic<int>>* hits_) : hits(hits_) {}
+    std::vector<std::atomic<int>>* hits;
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    static void run(void* raw, int64_t lo, int64_t hi) {
+        auto* s = static_cast<Expensive*>(raw);
+        if (hi > lo) {
+            std::lock_guard lock(s->mutex);
+            s->threads.insert(std::this_thread::get_id());
+        }
+        for (int64_t i = lo; i < hi; ++i) {
+            volatile double v = double(i);
+            for (int k = 0; k < 300; ++k)
+                v = v * 1.0000001 + 0.5;
+            (*s->hits)[i].fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+};
+
+TEST(CostModel, OneThreadHasNoPoolAndRunsOnTheCaller) {
+    CpuExecutor executor(1, CpuPolicy::V2, std::nullopt);
+    EXPECT_EQ(executor.pool(), nullptr);
+    EXPECT_EQ(executor.min_elems_for(1.0), kNeverParallel);
+    std::vector<std::atomic<int>> hits(5000);
+    Expensive kernel{&hits};
+    CostModel model;
+    for (int i = 0; i < 3; ++i)
+        executor.dispatch(model, Expensive::run, &kernel, 0, 5000);
+    for (auto& h : hits)
+        ASSERT_EQ(h.load(), 3);
+    EXPECT_EQ(kernel.threads, std::set<std::thread::id>{std::this_thread::get_id()});
+    EXPECT_EQ(model.parallel_min_elems(), kNeverParallel);
+}
+
+TEST(CostModel, ThresholdFormula) {
+    CpuExecutor executor(4, CpuPolicy::V1, 3.0);
+    ASSERT_NE(executor.pool(), nullptr);
+    double f = executor.fan_out_ns();
+    EXPECT_GT(f, 0.0);
+    EXPECT_EQ(executor.margin(), 3.0);
+    EXPECT_EQ(executor.min_elems_for(0.0), kNeverParallel);
+    EXPECT_EQ(executor.min_elems_for(2.0), std::max<int64_t>(4, int64_t(f * 3.0 / 2.0)));
+    EXPECT_EQ(executor.min_elems_for(1e12), 4);  // floor: at least one element per thread
+    // v2 rate = r_s - min(r_p, 0.9 r_s): a measured parallel rate raises the threshold.
+    EXPECT_EQ(executor.min_elems_for(2.0, 1.0), std::max<int64_t>(4, int64_t(f * 3.0 / 1.0)));
+    EXPECT_EQ(executor.min_elems_for(2.0, 5.0),
+              std::max<int64_t>(4, int64_t(f * 3.0 / (2.0 - 0.9 * 2.0))));
+    CpuExecutor defaults(2, CpuPolicy::V2, std::nullopt);
+    EXPECT_EQ(defaults.margin(), 2.0);
+}
+
+TEST(CostModel, UnmeasuredVariantNeverFansOut) {
+    CostModel model;
+    EXPECT_EQ(model.parallel_min_elems(), kNeverParallel);
+    EXPECT_EQ(model.serial_ns_per_elem(), 0.0);
+    EXPECT_LT(model.call_overhead_ns(), 0.0);
+}
+
+class EveryIndexOnce : public testing::TestWithParam<CpuPolicy> {};
+
+TEST_P(EveryIndexOnce, AcrossSerialFanOutAndRechecks) {
+    CpuExecutor executor(4, GetParam(), std::nullopt);
+    CostModel model;
+    const int64_t sizes[] = {1, 3, 17, 200, 3000, 7, 6000, 50, 4096, 1};
+    for (int round = 0; round < 40; ++round) {
+        int64_t n = sizes[round % 10];
+        int64_t start = round % 3;  // nonzero starts exercise offset arithmetic
+        std::vector<std::atomic<int>> hits(size_t(start + n + 4));
+        Expensive kernel{&hits};
+        executor.dispatch(model, Expensive::run, &kernel, start, start + n);
+        for (int64_t i = 0; i < int64_t(hits.size()); ++i) {
+            ASSERT_EQ(hits[i].load(), (i >= start && i < start + n) ? 1 : 0)
+                << "round " << round << " index " << i;
+        }
+    }
+    // ~0.3 µs/element against a few-µs fan-out: the large ranges must have fanned out, which
+    // also ran the recheck slices at parallel dispatches 1, 2, 4, 8.
+    EXPECT_GT(model.parallel_dispatches(), 4u);
+    EXPECT_GT(model.serial_ns_per_elem(), 0.0);
+    EXPECT_GE(model.call_overhead_ns(), 0.0);
+    if (GetParam() == CpuPolicy::V1) {
+        EXPECT_EQ(model.parallel_ns_per_elem(), 0.0);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, EveryIndexOnce, testing::Values(CpuPolicy::V1, CpuPolicy::V2));
+
+TEST(CostModel, SameVariantFromFourThreads) {
+    CpuExecutor executor(3, CpuPolicy::V2, std::nullopt);
+    CostModel model;
+    auto caller = [&](int seed) {
+        for (int i = 0; i < 30; ++i) {
+            int64_t n = 1 + (seed * 7919 + i * 104729) % 6000;
+            std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+            Expensive kernel(&hits);
+            executor.dispatch(model, Expensive::run, &kernel, 0, n);
+            for (auto& h : hits)
+                ASSERT_EQ(h.load(), 1) << "n=" << n;
+        }
+    };
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 4; ++t)
+        callers.emplace_back(caller, t);
+    for (auto& t : callers)
+        t.join();
+    EXPECT_GT(model.serial_ns_per_elem(), 0.0);
+}
+
+TEST(CostModel, FirstLargeDispatchUsesThreads) {
+    CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+    CostModel model;
+    std::vector<std::atomic<int>> hits(20000);
+    Expensive kernel{&hits};
+    executor.dispatch(model, Expensive::run, &kernel, 0, 20000);
+    for (auto& h : hits)
+        ASSERT_EQ(h.load(), 1);
+    EXPECT_EQ(kernel.threads.size(), 2u);
+    EXPECT_LT(model.parallel_min_elems(), 20000);
+}
+
+TEST(CostModel, CheapSmallRangeStaysSerial) {
+    CpuExecutor executor(4, CpuPolicy::V2, std::nullopt);
+    CostModel model;
+    std::vector<float> x(64, 2.0f), y(64, 1.0f);
+    Saxpy kernel{3.0f, x.data(), y.data()};
+    for (int i = 0; i < 100; ++i)
+        executor.dispatch(model, Saxpy::run, &kernel, 0, 64);
+    EXPECT_EQ(model.parallel_dispatches(), 0u);
+    EXPECT_GT(model.parallel_min_elems(), 64);
+    for (float v : y)
+        ASSERT_EQ(v, 1.0f + 100 * 6.0f);  // exact in f32: integers below 2^24
+}
+
+TEST(CostModel, CopyTakesASnapshot) {
+    CpuExecutor executor(2, CpuPolicy::V1, std::nullopt);
+    CostModel model;
+    std::vector<float> x(5000, 1.0f), y(5000, 0.0f);
+    Saxpy kernel{1.0f, x.data(), y.data()};
+    executor.dispatch(model, Saxpy::run, &kernel, 0, 100);
+    CostModel copy = model;
+    EXPECT_EQ(copy.parallel_min_elems(), model.parallel_min_elems());
+    EXPECT_EQ(copy.serial_ns_per_elem(), model.serial_ns_per_elem());
+}
+
+TEST(CostModel, SaxpyCrossoverReport) {
+    CpuExecutor executor(std::max(2, int(std::thread::hardware_concurrency())), CpuPolicy::V1,
+                         std::nullopt);
+    CostModel model;
+    const int64_t n = 1 << 14;
+    std::vector<float> x(n, 1.0f), y(n, 0.0f);
+    Saxpy kernel{0.5f, x.data(), y.data()};
+    for (int i = 0; i < 50; ++i)
+        executor.dispatch(model, Saxpy::run, &kernel, 0, n / 4);
+    double r = model.serial_ns_per_elem();
+    EXPECT_GT(r, 0.0);
+    EXPECT_LT(r, 100.0);
+    EXPECT_EQ(model.parallel_min_elems(), executor.min_elems_for(r));  // v1 ignores r_p
+    std::printf(
+        "[saxpy] threads=%d fan_out=%.0f ns call_overhead=%.0f ns serial=%.3f ns/elem "
+        "parallel_min_elems=%lld\n",
+        executor.num_threads(), executor.fan_out_ns(), model.call_overhead_ns(), r,
+        static_cast<long long>(model.parallel_min_elems()));
+}
+
+}  // namespace
+}  // namespace tack::runtime::cpu

@@ -1,0 +1,171 @@
+// ThreadPool: every index of [start, end) runs exactly once on every path (CONTRACT E9), chunks
+// are the contiguous ceil(total/num_threads) split of E10, and concurrent or nested run() calls
+// neither deadlock nor lose indices.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "runtime/cpu/thread_pool.hpp"
+
+namespace tack::runtime::cpu {
+namespace {
+
+// Counts how often each index of a window [base, base + size) runs; indices outside the window
+// are counted as strays.
+struct HitCounter {
+    int64_t base;
+    std::vector<std::atomic<int>> hits;
+    std::atomic<int> strays{0};
+
+    HitCounter(int64_t base_, size_t size) : base(base_), hits(size) {}
+
+    static void count(void* raw, int64_t lo, int64_t hi) {
+        auto* self = static_cast<HitCounter*>(raw);
+        for (int64_t i = lo; i < hi; ++i) {
+            int64_t k = i - self->base;
+            if (k < 0 || k >= int64_t(self->hits.size())) {
+                self->strays.fetch_add(1);
+            } else {
+                self->hits[k].fetch_add(1);
+            }
+        }
+    }
+
+    // Returns "" when exactly [start, end) ran once each, else a description.
+    std::string check(int64_t start, int64_t end) const {
+        if (strays.load() != 0) return "strays: " + std::to_string(strays.load());
+        for (size_t k = 0; k < hits.size(); ++k) {
+            int64_t i = base + int64_t(k);
+            int expected = (i >= start && i < end) ? 1 : 0;
+            if (hits[k].load() != expected) {
+                return "index " + std::to_string(i) + " ran " + std::to_string(hits[k].load()) +
+                       " times";
+            }
+        }
+        return "";
+    }
+};
+
+TEST(ThreadPool, EveryIndexOnceOverRandomRangesAndThreadCounts) {
+    std::mt19937_64 rng(1234);
+    for (int threads : {2, 3, 4, 7, 8, 16}) {
+        ThreadPool pool(threads);
+        EXPECT_EQ(pool.num_threads(), threads);
+        for (int trial = 0; trial < 60; ++trial) {
+            int64_t start = int64_t(rng() % 2001) - 1000;
+            int64_t len = int64_t(rng() % (trial % 3 == 0 ? 40 : 5000));
+            HitCounter counter(start - 8, size_t(len + 16));
+            EXPECT_TRUE(pool.run(HitCounter::count, &counter, start, start + len));
+            ASSERT_EQ(counter.check(start, start + len), "")
+                << "threads=" << threads << " start=" << start << " len=" << len;
+        }
+    }
+}
+
+struct ChunkLog {
+    std::mutex mutex;
+    std::vector<std::pair<int64_t, int64_t>> chunks;
+    static void record(void* raw, int64_t lo, int64_t hi) {
+        auto* self = static_cast<ChunkLog*>(raw);
+        std::lock_guard lock(self->mutex);
+        self->chunks.emplace_back(lo, hi);
+    }
+};
+
+TEST(ThreadPool, ChunksAreContiguousCeilSplits) {
+    ThreadPool pool(4);
+    // (total, expected chunks): ceil(10/4) = 3 -> [0,3) [3,6) [6,9) [9,10);
+    // ceil(5/4) = 2 -> [0,2) [2,4) [4,5) and the fourth chunk starts past the end.
+    struct Case {
+        int64_t total;
+        std::vector<std::pair<int64_t, int64_t>> expected;
+    };
+    std::vector<Case> cases = {
+        {10, {{0, 3}, {3, 6}, {6, 9}, {9, 10}}},
+        {5, {{0, 2}, {2, 4}, {4, 5}}},
+        {1, {{0, 1}}},
+        {8, {{0, 2}, {2, 4}, {4, 6}, {6, 8}}},
+    };
+    for (const auto& c : cases) {
+        ChunkLog log;
+        pool.run(ChunkLog::record, &log, 100, 100 + c.total);
+        std::sort(log.chunks.begin(), log.chunks.end());
+        std::vector<std::pair<int64_t, int64_t>> expected;
+        for (auto [lo, hi] : c.expected)
+            expected.emplace_back(100 + lo, 100 + hi);
+        EXPECT_EQ(log.chunks, expected) << "total=" << c.total;
+    }
+}
+
+TEST(ThreadPool, EmptyRangeCallsNothing) {
+    ThreadPool pool(3);
+    ChunkLog log;
+    EXPECT_TRUE(pool.run(ChunkLog::record, &log, 5, 5));
+    EXPECT_TRUE(pool.run(ChunkLog::record, &log, 9, 2));
+    EXPECT_TRUE(log.chunks.empty());
+    EXPECT_GT(pool.measure_fan_out_ns(5), 0.0);
+}
+
+TEST(ThreadPool, ConcurrentRunFromFourThreads) {
+    ThreadPool pool(4);
+    std::atomic<int> fanned_out{0}, serial{0};
+    auto caller = [&](int seed) {
+        std::mt19937_64 rng(seed);
+        for (int i = 0; i < 150; ++i) {
+            int64_t len = int64_t(rng() % 3000);
+            HitCounter counter(0, size_t(len));
+            (pool.run(HitCounter::count, &counter, 0, len) ? fanned_out : serial).fetch_add(1);
+            ASSERT_EQ(counter.check(0, len), "") << "len=" << len;
+        }
+    };
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 4; ++t)
+        callers.emplace_back(caller, 100 + t);
+    for (auto& t : callers)
+        t.join();
+    EXPECT_EQ(fanned_out.load() + serial.load(), 600);
+    EXPECT_GT(fanned_out.load(), 0);
+}
+
+struct Nested {
+    ThreadPool* pool;
+    HitCounter* inner;
+    std::atomic<int> serial_runs{0};
+    static void outer(void* raw, int64_t lo, int64_t hi) {
+        auto* self = static_cast<Nested*>(raw);
+        // Each outer index owns 10 inner indices; run() from inside a job must not deadlock.
+        if (!self->pool->run(HitCounter::count, self->inner, lo * 10, hi * 10)) {
+            self->serial_runs.fetch_add(1);
+        }
+    }
+};
+
+TEST(ThreadPool, NestedRunFallsBackToSerial) {
+    ThreadPool pool(4);
+    HitCounter inner(0, 400);
+    Nested nested{&pool, &inner};
+    ASSERT_TRUE(pool.run(Nested::outer, &nested, 0, 40));
+    EXPECT_EQ(inner.check(0, 400), "");
+    EXPECT_EQ(nested.serial_runs.load(), 4);
+}
+
+TEST(ThreadPool, ManyBackToBackRunsAcrossSleeps) {
+    // Alternates hot dispatches with pauses long enough that workers fall asleep on the futex.
+    ThreadPool pool(3);
+    for (int i = 0; i < 200; ++i) {
+        if (i % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        HitCounter counter(0, 97);
+        pool.run(HitCounter::count, &counter, 0, 97);
+        ASSERT_EQ(counter.check(0, 97), "") << "iteration " << i;
+    }
+}
+
+}  // namespace
+}  // namespace tack::runtime::cpu
