@@ -1,0 +1,132 @@
+// The intrinsic table (see builtins.hpp). One row per canonical name; the flags are read by
+// validation (statement/value use, placement relative to the parallel loop, workgroup support)
+// and lowering. Argument counts are the scalar forms; vector forms are checked by lowering.
+
+#include "builtins/builtins.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace tack::builtins {
+namespace {
+
+using C = Category;
+
+// Row shorthands. `pure` intrinsics compute a value from their arguments and may appear anywhere
+// (CONTRACT A12 allows local assignments outside the parallel loop, and these are expressions).
+constexpr Builtin pure(std::string_view name, Category cat, int min_args, int max_args) {
+    return {name, cat, min_args, max_args, true, true, false, true};
+}
+constexpr Builtin math(std::string_view name, int nargs) {
+    return pure(name, C::Math, nargs, nargs);
+}
+constexpr Builtin helper(std::string_view name, int nargs) {
+    return pure(name, C::Helper, nargs, nargs);
+}
+constexpr Builtin cast(std::string_view name) {
+    return pure(name, C::Cast, 1, 1);
+}
+// Atomics return the old value (DECISIONS G6) and must stay inside the parallel loop (A12).
+constexpr Builtin atomic(std::string_view name) {
+    return {name, C::Atomic, 3, 3, true, true, false, false};
+}
+// Block reductions: every lane of the workgroup takes part, so never outside the loop (A12, A37).
+constexpr Builtin block_reduce(std::string_view name) {
+    return {name, C::Workgroup, 1, 1, true, true, true, false};
+}
+
+// Kept sorted by name so find() is a binary search; a static_assert below checks the order.
+constexpr std::array kTable = {
+    math("abs", 1),
+    math("acos", 1),
+    math("asin", 1),
+    math("atan", 1),
+    math("atan2", 2),
+    atomic("atomic_add"),
+    atomic("atomic_max"),
+    atomic("atomic_min"),
+    // barrier(): statement only, takes no arguments, orders one workgroup (A5, A36).
+    Builtin{"barrier", C::Workgroup, 0, 0, true, false, true, false},
+    block_reduce("block_max"),
+    block_reduce("block_min"),
+    block_reduce("block_sum"),
+    math("ceil", 1),
+    helper("clamp", 3),
+    // tack.constant(value[, dtype]) is only meaningful at module level; in a kernel it is a value.
+    Builtin{"constant", C::Constant, 1, 2, false, true, false, true},
+    math("copysign", 2),
+    math("cos", 1),
+    math("cosh", 1),
+    helper("distance", 2),
+    math("exp", 1),
+    math("exp2", 1),
+    cast("f32"),
+    cast("f64"),
+    cast("float"),
+    math("floor", 1),
+    math("fmod", 2),
+    helper("fract", 1),
+    cast("i16"),
+    cast("i32"),
+    cast("i64"),
+    cast("i8"),
+    cast("int"),
+    pure("len", C::Len, 1, 1),
+    helper("length", 1),
+    pure("local_array", C::Alloc, 2, 2),
+    pure("local_array_like", C::Alloc, 2, 2),
+    math("log", 1),
+    math("log10", 1),
+    math("log2", 1),
+    pure("max", C::MinMax, 2, -1),
+    pure("min", C::MinMax, 2, -1),
+    helper("mix", 3),
+    Builtin{"ndrange", C::Range, 1, -1, false, true, false, true},
+    helper("normalize", 1),
+    math("pow", 2),
+    // print(): statement only; emits printf per iteration, so never outside the loop (A40).
+    Builtin{"print", C::Print, 0, -1, true, false, false, false},
+    Builtin{"range", C::Range, 1, 3, false, true, false, true},
+    math("round", 1),
+    helper("saturate", 1),
+    pure("select", C::Select, 3, 3),
+    Builtin{"shared", C::Alloc, 2, 2, true, true, true, true},
+    Builtin{"shared_like", C::Alloc, 2, 2, true, true, true, true},
+    helper("sign", 1),
+    math("sin", 1),
+    math("sinh", 1),
+    helper("smoothstep", 3),
+    math("sqrt", 1),
+    helper("step", 2),
+    math("tan", 1),
+    math("tanh", 1),
+    // thread_id(): the lane index; a pure read, allowed before the loop (A12).
+    Builtin{"thread_id", C::Workgroup, 0, 0, true, true, true, true},
+    math("trunc", 1),
+    cast("u16"),
+    cast("u32"),
+    cast("u64"),
+    cast("u8"),
+};
+
+constexpr bool sorted_by_name() {
+    for (size_t i = 1; i < kTable.size(); ++i) {
+        if (!(kTable[i - 1].name < kTable[i].name)) return false;
+    }
+    return true;
+}
+static_assert(sorted_by_name(), "kTable must stay sorted by name");
+
+}  // namespace
+
+const Builtin* find(std::string_view name) {
+    auto it = std::lower_bound(kTable.begin(), kTable.end(), name,
+                               [](const Builtin& b, std::string_view n) { return b.name < n; });
+    return it != kTable.end() && it->name == name ? &*it : nullptr;
+}
+
+std::span<const Builtin> all() {
+    return kTable;
+}
+
+}  // namespace tack::builtins

@@ -1,0 +1,90 @@
+#pragma once
+// Internals of source validation (sema::validate, CONTRACT A2-A22) shared by its files, and the
+// call-resolution rule lowering needs too: which object a call's callee names.
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "builtins/builtins.hpp"
+#include "diag/diagnostic.hpp"
+#include "frontend/ast.hpp"
+#include "sema/environment.hpp"
+
+namespace tack::sema {
+
+/// The names a function binds itself: parameters, and every name it assigns anywhere (plain,
+/// augmented and tuple assignment, loop targets). They shadow outer bindings (CONTRACT A22).
+struct FunctionNames {
+    std::set<std::string, std::less<>> params;
+    std::set<std::string, std::less<>> locals;
+    bool binds(std::string_view name) const {
+        return params.count(name) != 0 || locals.count(name) != 0;
+    }
+};
+FunctionNames collect_names(const frontend::FunctionDef& fn);
+
+/// What a call's callee expression names (CONTRACT A22).
+struct Callee {
+    enum class Kind {
+        Builtin,  // an intrinsic: `builtin` is set
+        Func,     // a statically bound @tack.func: `func` is set
+        Method,   // a vector/texture method on a local value (`v.norm()`), checked by lowering
+        Invalid,  // neither: `why` says what it is bound to, or is empty
+    };
+    Kind kind = Kind::Invalid;
+    const builtins::Builtin* builtin = nullptr;
+    FuncRef func;
+    std::string why;
+};
+Callee resolve_callee(const frontend::Expr& func, const FunctionNames& names,
+                      const Environment& env);
+
+/// "a.b.c" for a Name/Attribute chain; nullopt for anything else.
+std::optional<std::string> dotted_name(const frontend::Expr& e);
+/// The Python `ast` class name of a node ("Constant", "UnaryOp", "Assign", ...) for messages.
+std::string python_class_name(const frontend::Expr& e);
+std::string python_class_name(const frontend::Stmt& s);
+
+/// Every direct child expression of `e`, and every expression directly in statement `s`
+/// (not in its nested blocks).
+void for_each_child(const frontend::Expr& e, const std::function<void(const frontend::Expr&)>& f);
+void for_each_expr(const frontend::Stmt& s, const std::function<void(const frontend::Expr&)>& f);
+/// Calls `f` on every statement of `body`, recursing into nested blocks (not nested defs).
+void for_each_stmt(const frontend::StmtList& body,
+                   const std::function<void(const frontend::Stmt&)>& f);
+/// Every Call node in `s`'s own expressions, outermost first.
+void for_each_call(const frontend::Stmt& s, const std::function<void(const frontend::Call&)>& f);
+
+/// True when assigning to `target` writes memory (a field, array or element component) rather
+/// than binding a local: `x[i] = ...`, `vf[i].z = ...`, or a tuple holding one of those.
+bool is_store_target(const frontend::Expr& target);
+/// True when `s` is an assignment with a store target.
+bool is_store(const frontend::Stmt& s);
+
+/// The number of values a @tack.func returns when it returns a tuple; 0 otherwise.
+size_t tuple_return_size(const frontend::FunctionDef& fn);
+
+/// "Kernel 'k'" / "Device function 'f'".
+std::string function_label(const frontend::FunctionDef& fn);
+
+/// Why code outside the parallel loop may not have effects (CONTRACT A12).
+extern const char* const kOutsideLoopReason;
+
+/// Cross-function checks for a function being validated (validate_callees.cpp): recursion
+/// through `fn` (each call site of `fn` that starts a cycle, with the chain) and, for a kernel,
+/// effects that the calls outside its parallel loop (`calls_outside_loop`) would inline.
+void check_recursion(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
+                     const Environment& env, std::vector<diag::Diagnostic>& out);
+void check_inlined_effects(const frontend::FunctionDef& kernel,
+                           const std::vector<FuncRef>& calls_outside_loop,
+                           std::vector<diag::Diagnostic>& out);
+
+/// validate() of `fn` plus validate() of every @tack.func it reaches through calls, each once:
+/// what compiling one kernel must check (CONTRACT A2). Diagnostics in discovery order.
+std::vector<diag::Diagnostic> validate_with_callees(const frontend::FunctionDef& fn,
+                                                    const diag::SourceFilePtr& file,
+                                                    const Environment& env);
+
+}  // namespace tack::sema

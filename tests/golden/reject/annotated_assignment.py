@@ -1,0 +1,7 @@
+import tack
+
+@tack.kernel
+def k(x, out, n):
+    for i in range(out.shape[0]):
+        v: float = x[i]
+        out[i] = v

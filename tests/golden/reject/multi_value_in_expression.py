@@ -1,0 +1,10 @@
+import tack
+
+@tack.func
+def pair(a):
+    return a, a + 1
+
+@tack.kernel
+def k(x, out, n):
+    for i in range(out.shape[0]):
+        out[i] = pair(x[i]) + 1.0

@@ -1,0 +1,7 @@
+import tack
+
+@tack.kernel
+def k(x, out, n):
+    for i in range(out.shape[0]):
+        async def helper(a):
+            return a

@@ -1,0 +1,5 @@
+import tack
+
+@tack.func
+def f(a):
+    return f(a - 1)

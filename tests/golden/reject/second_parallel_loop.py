@@ -1,0 +1,8 @@
+import tack
+
+@tack.kernel
+def k(x, out, n):
+    for i in range(out.shape[0]):
+        out[i] = x[i]
+    for j in range(out.shape[0]):
+        out[j] = 2.0

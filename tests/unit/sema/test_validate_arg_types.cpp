@@ -1,0 +1,52 @@
+// parse_arg_types: the `tackc --args` signature syntax.
+
+#include <gtest/gtest.h>
+
+#include "sema/sema.hpp"
+
+namespace tack::sema {
+namespace {
+
+ArgType array(DType t, int rank) {
+    return {true, t, rank};
+}
+ArgType scalar(DType t) {
+    return {false, t, 0};
+}
+
+TEST(ArgTypes, ParsesArraysAndScalars) {
+    EXPECT_EQ(
+        parse_arg_types("f32[:],f32[:,:],f32"),
+        (std::vector<ArgType>{array(DType::f32, 1), array(DType::f32, 2), scalar(DType::f32)}));
+    EXPECT_EQ(parse_arg_types(" i64 , u8[ :, :, :, : ] ,float64"),
+              (std::vector<ArgType>{scalar(DType::i64), array(DType::u8, 4), scalar(DType::f64)}));
+    EXPECT_EQ(parse_arg_types("int32[:]"), (std::vector<ArgType>{array(DType::i32, 1)}));
+    EXPECT_TRUE(parse_arg_types("").empty());
+}
+
+TEST(ArgTypes, RejectsMalformedText) {
+    for (const char* bad : {"f32[", "f32[:", "f32[:,]", "f32[]", "f33", "f32,", ",f32",
+                            "f32[:,:,:,:,:]", "f32[1]", "f32 f64"}) {
+        try {
+            parse_arg_types(bad);
+            ADD_FAILURE() << "accepted '" << bad << "'";
+        } catch (const diag::CompileError& e) {
+            EXPECT_EQ(e.first().kind, diag::ErrorKind::ValueError) << bad;
+            EXPECT_NE(e.first().message.find(std::string("'") + bad + "'"), std::string::npos)
+                << e.first().message;
+        }
+    }
+}
+
+TEST(ArgTypes, UnknownDtypeIsNamed) {
+    try {
+        parse_arg_types("f32[:],half");
+        FAIL();
+    } catch (const diag::CompileError& e) {
+        EXPECT_EQ(e.first().message,
+                  "invalid argument signature 'f32[:],half': unknown dtype 'half'");
+    }
+}
+
+}  // namespace
+}  // namespace tack::sema
