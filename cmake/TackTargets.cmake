@@ -58,7 +58,32 @@ add_library(tack STATIC ${TACK_RUNTIME_SOURCES})
 target_link_libraries(tack PUBLIC tack_front PRIVATE tack_llvm tack_cfamily Threads::Threads ${CMAKE_DL_LIBS})
 
 add_subdirectory(tools/tackc)
+if(EXISTS ${PROJECT_SOURCE_DIR}/benchmarks/CMakeLists.txt)
+  add_subdirectory(benchmarks)
+endif()
 if(TACK_BUILD_TESTS)
   enable_testing()
   add_subdirectory(tests)
+endif()
+
+# Install: tackc, the public headers, the libraries and a CMake package
+# (find_package(Tack CONFIG REQUIRED); target Tack::tack).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tack DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(lib tack_support tack_frontend tack_ir tack_passes tack_sema tack_front tack_llvm tack_cfamily tack)
+  target_include_directories(${lib} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endforeach()
+install(TARGETS tack_support tack_frontend tack_ir tack_passes tack_sema tack_front tack_llvm tack_cfamily tack
+  EXPORT TackTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT TackTargets NAMESPACE Tack:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/TackConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/TackConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/TackConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/TackConfig.cmake ${PROJECT_BINARY_DIR}/TackConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
+
+if(TACK_PYTHON)
+  include(cmake/TackPython.cmake)
 endif()

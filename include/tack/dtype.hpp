@@ -3,7 +3,9 @@
 // generator.
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tack {
@@ -36,13 +38,27 @@ inline constexpr DTypeInfo kDTypeInfo[kNumDTypes] = {
     {"f64", 64, true, true},
 };
 
-constexpr const DTypeInfo& info(DType t) { return kDTypeInfo[static_cast<int>(t)]; }
-constexpr const char* name(DType t) { return info(t).name; }
-constexpr int bits(DType t) { return info(t).bits; }
-constexpr int size_bytes(DType t) { return info(t).bits / 8; }
-constexpr bool is_float(DType t) { return info(t).is_float; }
-constexpr bool is_integer(DType t) { return !info(t).is_float; }
-constexpr bool is_signed(DType t) { return info(t).is_signed; }
+constexpr const DTypeInfo& info(DType t) {
+    return kDTypeInfo[static_cast<int>(t)];
+}
+constexpr const char* name(DType t) {
+    return info(t).name;
+}
+constexpr int bits(DType t) {
+    return info(t).bits;
+}
+constexpr int size_bytes(DType t) {
+    return info(t).bits / 8;
+}
+constexpr bool is_float(DType t) {
+    return info(t).is_float;
+}
+constexpr bool is_integer(DType t) {
+    return !info(t).is_float;
+}
+constexpr bool is_signed(DType t) {
+    return info(t).is_signed;
+}
 
 /// "f32" -> DType::f32; also accepts NumPy spellings ("float32", "int8", ...).
 std::optional<DType> dtype_from_name(std::string_view name);
@@ -50,5 +66,35 @@ std::optional<DType> dtype_from_name(std::string_view name);
 /// Binary promotion (CONTRACT B6). nullopt for a signed type with u64 (the caller raises
 /// "use an explicit integer cast").
 std::optional<DType> promote(DType a, DType b);
+
+/// A set of dtypes (a backend's supported_dtypes, supported_atomic_dtypes). A bit per DType.
+class DTypeSet {
+  public:
+    constexpr DTypeSet() = default;
+    constexpr DTypeSet(std::initializer_list<DType> types) {
+        for (DType t : types)
+            bits_ |= bit(t);
+    }
+    static constexpr DTypeSet all() { return from_bits((1u << kNumDTypes) - 1); }
+    static constexpr DTypeSet from_bits(uint16_t bits) {
+        DTypeSet s;
+        s.bits_ = bits;
+        return s;
+    }
+    constexpr bool contains(DType t) const { return (bits_ & bit(t)) != 0; }
+    constexpr DTypeSet operator&(DTypeSet o) const { return from_bits(bits_ & o.bits_); }
+    constexpr DTypeSet operator|(DTypeSet o) const { return from_bits(bits_ | o.bits_); }
+    constexpr DTypeSet without(DType t) const { return from_bits(bits_ & ~bit(t)); }
+    constexpr bool operator==(const DTypeSet&) const = default;
+    constexpr uint16_t bits() const { return bits_; }
+    constexpr bool empty() const { return bits_ == 0; }
+
+  private:
+    static constexpr uint16_t bit(DType t) { return uint16_t(1u << static_cast<int>(t)); }
+    uint16_t bits_ = 0;
+};
+
+/// "i8, u8, ..., f64" in DType order (for error messages).
+std::string to_string(DTypeSet set);
 
 }  // namespace tack

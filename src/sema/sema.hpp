@@ -26,6 +26,12 @@ struct ArgType {
 std::vector<diag::Diagnostic> validate(const frontend::FunctionDef& fn,
                                        const diag::SourceFilePtr& file, const Environment& env);
 
+/// validate() of `fn` plus validate() of every @tack.func it reaches through calls, each once:
+/// what compiling one kernel must check (CONTRACT A2). Diagnostics in discovery order.
+std::vector<diag::Diagnostic> validate_with_callees(const frontend::FunctionDef& fn,
+                                                    const diag::SourceFilePtr& file,
+                                                    const Environment& env);
+
 /// Lowers a validated @tack.kernel for one argument signature: inlines @tack.func calls,
 /// infers types (CONTRACT B2-B8, weak float literals, one storage type per local by widening
 /// fixpoint) and produces a verified ir::Kernel. Throws diag::CompileError (TypeError for type

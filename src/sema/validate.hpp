@@ -81,10 +81,5 @@ void check_inlined_effects(const frontend::FunctionDef& kernel,
                            const std::vector<FuncRef>& calls_outside_loop,
                            std::vector<diag::Diagnostic>& out);
 
-/// validate() of `fn` plus validate() of every @tack.func it reaches through calls, each once:
-/// what compiling one kernel must check (CONTRACT A2). Diagnostics in discovery order.
-std::vector<diag::Diagnostic> validate_with_callees(const frontend::FunctionDef& fn,
-                                                    const diag::SourceFilePtr& file,
-                                                    const Environment& env);
 
 }  // namespace tack::sema

@@ -86,7 +86,7 @@ int cmd_inspect(const Args& args) {
     std::vector<diag::Diagnostic> diags = std::move(parsed.errors);
     const frontend::FunctionDef* fn = module->find(o.kernel);
     if (fn) {
-        for (auto& d : sema::validate(*fn, file, *env)) diags.push_back(std::move(d));
+        for (auto& d : sema::validate_with_callees(*fn, file, *env)) diags.push_back(std::move(d));
     }
     try {
         if (!diags.empty()) throw diag::CompileError(std::move(diags));

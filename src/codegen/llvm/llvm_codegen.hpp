@@ -28,7 +28,9 @@ std::string entry_name(const std::string& kernel_name);
 /// Textual LLVM IR before (`optimized=false`) or after the O3 pipeline.
 std::string emit_llvm_ir(const ir::Kernel& k, const CpuCodegenOptions& opts, bool optimized);
 
-/// O3 + codegen for the host CPU: a relocatable object file.
+/// O3 + codegen for the host CPU: a relocatable object file. Thread-safe (each call has its own
+/// LLVMContext; TargetMachines come from a pool). Throws diag::CompileError (NotImplemented) for
+/// workgroup primitives, which the CPU never runs.
 std::vector<uint8_t> compile_to_object(const ir::Kernel& k, const CpuCodegenOptions& opts);
 
 /// Describes the code generator target for disk-cache keys: triple, CPU name, features, LLVM
@@ -39,9 +41,16 @@ const std::string& host_target_fingerprint();
 class LoadedObject {
   public:
     using EntryFn = void (*)(const uint64_t*, int64_t, int64_t);
+    /// tack_result_<encoded>(slots, out): runs the prologue and stores Kernel::result (of its
+    /// IR type) into *out (DECISIONS G7). Present only for kernels with a result.
+    using ResultFn = void (*)(const uint64_t*, void*);
+    /// Throws diag::InternalError when the object cannot be loaded.
     static std::unique_ptr<LoadedObject> load(const std::vector<uint8_t>& object);
     virtual ~LoadedObject() = default;
+    /// nullptr when the object has no such kernel.
     virtual EntryFn entry(const std::string& kernel_name) const = 0;
+    /// nullptr when the object has no such kernel or the kernel has no result.
+    virtual ResultFn result(const std::string& kernel_name) const = 0;
 };
 
 }  // namespace tack::codegen::llvm_cpu

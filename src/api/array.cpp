@@ -1,0 +1,295 @@
+// tack::Array: creation, host transfers, views, fills, conversions and host reductions.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "runtime/backend.hpp"
+#include "runtime/host_ops.hpp"
+#include "runtime/registry.hpp"
+#include "tack/tack.hpp"
+
+namespace tack {
+
+namespace {
+
+std::shared_ptr<runtime::Backend> backend_for(const Device& dev) {
+    return dev.valid() ? dev.backend() : runtime::default_backend_ptr();
+}
+
+void check_shape(const Shape& shape) {
+    if (shape.rank() < 1 || shape.rank() > Shape::kMaxRank) {
+        throw ValueError("Array shapes have 1 to 4 dimensions, got " +
+                         std::to_string(shape.rank()));
+    }
+    for (int64_t e : shape) {
+        if (e < 0) throw ValueError("Array extents must be non-negative, got " + shape.to_string());
+    }
+}
+
+size_t byte_count(DType dtype, const Shape& shape) {
+    int64_t n = shape.size();
+    if (n > std::numeric_limits<int64_t>::max() / size_bytes(dtype)) {
+        throw ValueError("Array of shape " + shape.to_string() + " is too large");
+    }
+    return static_cast<size_t>(n) * static_cast<size_t>(size_bytes(dtype));
+}
+
+// Host-visible view of an array's elements: the storage itself where it is host memory, else
+// a private copy (device memory is brought over once).
+class HostView {
+  public:
+    explicit HostView(const Array& a) {
+        a.buffer()->backend().synchronize();  // DECISIONS G9: the host waits where it reads
+        ptr_ = a.host_data();
+        if (!ptr_) {
+            copy_.resize(a.nbytes());
+            a.buffer()->read(0, copy_.data(), copy_.size());
+            ptr_ = copy_.data();
+        }
+    }
+    const void* data() const { return ptr_; }
+
+  private:
+    const void* ptr_ = nullptr;
+    std::vector<unsigned char> copy_;
+};
+
+void require_writable(const Array& a, const char* what) {
+    if (!a.writable()) throw RuntimeError(std::string("Cannot ") + what + " a read-only array");
+}
+
+}  // namespace
+
+// --- Shape, Scalar --------------------------------------------------------------------------
+
+Shape::Shape(std::span<const int64_t> extents) : rank_(static_cast<int>(extents.size())) {
+    if (extents.size() > kMaxRank) {
+        throw ValueError("Array shapes have 1 to 4 dimensions, got " +
+                         std::to_string(extents.size()));
+    }
+    std::copy(extents.begin(), extents.end(), dims_.begin());
+}
+
+int64_t Shape::size() const {
+    int64_t n = 1;
+    for (int64_t e : *this)
+        n *= e;
+    return n;
+}
+
+std::string Shape::to_string() const {
+    std::string out = "(";
+    for (int d = 0; d < rank_; ++d)
+        out += (d ? ", " : "") + std::to_string(dims_[size_t(d)]);
+    return out + (rank_ == 1 ? ",)" : ")");
+}
+
+bool Shape::operator==(const Shape& o) const {
+    return rank_ == o.rank_ && std::equal(begin(), end(), o.begin());
+}
+
+double Scalar::to_double() const {
+    uint64_t b = runtime::convert_scalar(*this, DType::f64);
+    double d;
+    std::memcpy(&d, &b, 8);
+    return d;
+}
+
+// --- creation -------------------------------------------------------------------------------
+
+Array Array::make(std::shared_ptr<runtime::Buffer> buffer, DType dtype, const Shape& shape,
+                  bool writable) {
+    Array a;
+    a.address_ = buffer->address();
+    a.buffer_ = std::move(buffer);
+    a.dtype_ = dtype;
+    a.shape_ = shape;
+    a.writable_ = writable;
+    return a;
+}
+
+Array empty_array(DType dtype, const Shape& shape, const Device& dev) {
+    check_shape(shape);
+    size_t nbytes = byte_count(dtype, shape);
+    return Array::make(backend_for(dev)->allocate_array(nbytes), dtype, shape, true);
+}
+
+Array zeros(DType dtype, const Shape& shape, const Device& dev) {
+    return empty_array(dtype, shape, dev);  // every allocation is zero-filled (CONTRACT C7)
+}
+
+Array ones(DType dtype, const Shape& shape, const Device& dev) {
+    Array a = empty_array(dtype, shape, dev);
+    a.fill(1);
+    return a;
+}
+
+Array arange(int64_t n, DType dtype, const Device& dev) {
+    if (n < 0) throw ValueError("arange needs a non-negative count, got " + std::to_string(n));
+    std::vector<int64_t> values(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        values[static_cast<size_t>(i)] = i;
+    Array a = empty_array(dtype, Shape(n), dev);
+    std::vector<unsigned char> converted(a.nbytes());
+    runtime::convert_elements(DType::i64, values.data(), dtype, converted.data(), values.size());
+    a.buffer()->write(0, converted.data(), converted.size());
+    return a;
+}
+
+Array Array::from_host_bytes(DType dtype, const void* data, size_t count, const Shape& shape,
+                             const Device& dev) {
+    check_shape(shape);
+    if (static_cast<int64_t>(count) != shape.size()) {
+        throw ValueError("Shape mismatch: array is " + shape.to_string() + ", got " +
+                         std::to_string(count) + " elements");
+    }
+    Array a = empty_array(dtype, shape, dev);
+    a.buffer_->write(0, data, a.nbytes());
+    return a;
+}
+
+Array Array::from_ptr(void* ptr, DType dtype, const Shape& shape, bool writable,
+                      const Device& dev) {
+    check_shape(shape);
+    if (!ptr && shape.size() > 0) throw ValueError("from_ptr() needs a non-null pointer");
+    size_t nbytes = byte_count(dtype, shape);
+    return make(backend_for(dev)->wrap_ptr(ptr, nbytes), dtype, shape, writable);
+}
+
+// --- accessors, views -----------------------------------------------------------------------
+
+Device Array::device() const {
+    return Device(buffer_ ? buffer_->backend_ptr() : nullptr);
+}
+
+void* Array::host_data() const {
+    return buffer_ ? buffer_->host_ptr() : nullptr;
+}
+
+Array Array::reshape(const Shape& shape) const {
+    check_shape(shape);
+    if (shape.size() != size()) {
+        throw ValueError("cannot reshape array of size " + std::to_string(size()) + " into shape " +
+                         shape.to_string());
+    }
+    Array view = *this;
+    view.shape_ = shape;
+    return view;
+}
+
+void Array::check_host_type(DType requested, const char* what) const {
+    if (!buffer_) throw ValueError(std::string("Array::") + what + " on an empty Array handle");
+    if (requested != dtype_) {
+        throw TypeError(std::string("Array::") + what + ": requested " + name(requested) +
+                        " elements, but the array's dtype is " + name(dtype_));
+    }
+}
+
+void Array::read_bytes(void* dst, size_t nbytes) const {
+    buffer_->backend().synchronize();
+    buffer_->read(0, dst, nbytes);
+}
+
+void Array::write_bytes(const void* src, size_t count) const {
+    require_writable(*this, "write to");
+    if (static_cast<int64_t>(count) != size()) {
+        throw ValueError("Shape mismatch: array is " + shape_.to_string() + ", got " +
+                         std::to_string(count) + " elements");
+    }
+    buffer_->backend().synchronize();
+    buffer_->write(0, src, nbytes());
+}
+
+// --- fill, copy, astype ---------------------------------------------------------------------
+
+void Array::fill_scalar(Scalar value) const {
+    if (!buffer_) throw ValueError("fill() on an empty Array handle");
+    require_writable(*this, "fill");
+    uint64_t bits = runtime::convert_scalar(value, dtype_);
+    auto count = static_cast<size_t>(size());
+    auto elem = static_cast<size_t>(size_bytes(dtype_));
+    if (buffer_->backend().fill_array(*buffer_, &bits, elem, count)) return;
+    buffer_->backend().synchronize();
+    if (void* p = host_data()) {
+        runtime::fill_elements(p, dtype_, bits, count);
+        return;
+    }
+    std::vector<unsigned char> tmp(nbytes());
+    runtime::fill_elements(tmp.data(), dtype_, bits, count);
+    buffer_->write(0, tmp.data(), tmp.size());
+}
+
+Array Array::copy() const {
+    return astype(dtype_);
+}
+
+Array Array::astype(DType dtype) const {
+    if (!buffer_) throw ValueError("astype() on an empty Array handle");
+    HostView src(*this);
+    Array out = empty_array(dtype, shape_);
+    auto count = static_cast<size_t>(size());
+    if (void* p = out.host_data()) {
+        runtime::convert_elements(dtype_, src.data(), dtype, p, count);
+    } else {
+        std::vector<unsigned char> tmp(out.nbytes());
+        runtime::convert_elements(dtype_, src.data(), dtype, tmp.data(), count);
+        out.buffer_->write(0, tmp.data(), tmp.size());
+    }
+    return out;
+}
+
+// --- element read, reductions ---------------------------------------------------------------
+
+Scalar Array::at(std::span<const int64_t> index) const {
+    if (!buffer_) throw ValueError("at() on an empty Array handle");
+    if (static_cast<int>(index.size()) != rank()) {
+        throw IndexError("Array of rank " + std::to_string(rank()) + " indexed with " +
+                         std::to_string(index.size()) + " indices");
+    }
+    int64_t flat = 0;
+    for (int d = 0; d < rank(); ++d) {
+        int64_t extent = shape_[d];
+        int64_t i = index[static_cast<size_t>(d)];
+        int64_t k = i < 0 ? i + extent : i;
+        if (k < 0 || k >= extent) {
+            throw IndexError("index " + std::to_string(i) + " is out of bounds for dimension " +
+                             std::to_string(d) + " with extent " + std::to_string(extent));
+        }
+        flat = flat * extent + k;
+    }
+    Scalar s{dtype_, 0};
+    auto elem = static_cast<size_t>(size_bytes(dtype_));
+    buffer_->backend().synchronize();
+    buffer_->read(static_cast<size_t>(flat) * elem, &s.bits, elem);  // little-endian hosts
+    return s;
+}
+
+double Array::sum() const {
+    if (!buffer_) throw ValueError("sum() on an empty Array handle");
+    if (size() == 0) return 0.0;  // CONTRACT C15: no read
+    HostView v(*this);
+    return runtime::sum_elements(dtype_, v.data(), static_cast<size_t>(size()));
+}
+
+double Array::mean() const {
+    if (!buffer_) throw ValueError("mean() on an empty Array handle");
+    if (size() == 0) return std::numeric_limits<double>::quiet_NaN();
+    return sum() / static_cast<double>(size());
+}
+
+double Array::min() const {
+    if (!buffer_) throw ValueError("min() on an empty Array handle");
+    if (size() == 0) throw ValueError("min reduction requires a nonempty field");
+    HostView v(*this);
+    return runtime::min_elements(dtype_, v.data(), static_cast<size_t>(size()));
+}
+
+double Array::max() const {
+    if (!buffer_) throw ValueError("max() on an empty Array handle");
+    if (size() == 0) throw ValueError("max reduction requires a nonempty field");
+    HostView v(*this);
+    return runtime::max_elements(dtype_, v.data(), static_cast<size_t>(size()));
+}
+
+}  // namespace tack

@@ -1,1 +1,0 @@
-// Filled by the C-family code generator (issue 5).

@@ -1,0 +1,173 @@
+#pragma once
+// The Backend contract every device implements (seed "The Backend contract", CONTRACT E2).
+//
+// A backend declares its capabilities instead of being probed; the two derived capabilities
+// (supports_f64, supported_atomic_dtypes) are computed here from the declared ones so they can
+// never disagree with supported_dtypes. Shared code (dispatch, arrays, the device registry)
+// reads these attributes and never branches on a backend's name.
+//
+// Required: allocate_array, wrap_ptr, build_variant + execute (the seed's execute() split in
+// two: the shared dispatch resolves the variant and calls build_variant on a miss, then
+// execute for every launch). Optional, with defaults for a backend whose launches complete
+// before execute() returns: synchronize (no-op), fill_array (false: Array::fill writes through
+// the buffer), cache_target (nullopt: variants stay off the disk cache), variant_artifact /
+// load_variant (store and rebuild a variant from bytes).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tack/dtype.hpp"
+#include "tack/tack.hpp"
+
+namespace tack::ir {
+struct Kernel;
+}
+
+namespace tack::runtime {
+
+class Backend;
+
+/// The storage of one array (the seed's DeviceBuffer). Allocated storage is zero-filled.
+class Buffer {
+  public:
+    virtual ~Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    Backend& backend() const { return *backend_; }
+    const std::shared_ptr<Backend>& backend_ptr() const { return backend_; }
+    std::size_t nbytes() const { return nbytes_; }
+    /// The address kernels receive.
+    std::uint64_t address() const { return address_; }
+    /// Host-visible pointer to the storage, or nullptr for device-only memory.
+    void* host_ptr() const { return host_; }
+    /// False for wrapped memory, which Tack never frees.
+    bool owned() const { return owned_; }
+
+    /// Host <-> storage copies (byte offsets). The defaults copy through host_ptr().
+    virtual void write(std::size_t offset, const void* src, std::size_t n);
+    virtual void read(std::size_t offset, void* dst, std::size_t n) const;
+
+  protected:
+    Buffer(std::shared_ptr<Backend> backend, std::uint64_t address, void* host, std::size_t nbytes,
+           bool owned)
+        : backend_(std::move(backend)),
+          address_(address),
+          host_(host),
+          nbytes_(nbytes),
+          owned_(owned) {}
+
+  private:
+    std::shared_ptr<Backend> backend_;  // arrays keep their backend alive
+    std::uint64_t address_;
+    void* host_;
+    std::size_t nbytes_;
+    bool owned_;
+};
+
+/// A compiled, loaded variant of one kernel; each backend subclasses it.
+class Variant {
+  public:
+    virtual ~Variant() = default;
+};
+
+/// How a variant is compiled beyond its IR (part of its key).
+struct VariantOptions {
+    bool noalias = false;  // CONTRACT D7: array pointers carry noalias (CPU disjoint variant)
+    bool operator==(const VariantOptions&) const = default;
+};
+
+using BackendFactory = std::shared_ptr<Backend> (*)(const DeviceOptions& options);
+
+/// What the registry knows about a backend before constructing one.
+struct BackendEntry {
+    std::string_view name;          // "cpu"
+    std::string_view display_name;  // "CPU"
+    std::span<const std::string_view> device_options;
+    BackendFactory create;
+};
+
+class Backend : public std::enable_shared_from_this<Backend> {
+  public:
+    virtual ~Backend() = default;
+
+    // --- capabilities -------------------------------------------------------------------
+    virtual const BackendEntry& entry() const = 0;
+    std::string_view name() const { return entry().name; }
+    std::string_view display_name() const { return entry().display_name; }
+    std::span<const std::string_view> device_options() const { return entry().device_options; }
+    virtual DTypeSet supported_dtypes() const = 0;
+    /// This target's row of the atomic table (ATOMIC_DTYPES); see supported_atomic_dtypes.
+    virtual DTypeSet target_atomic_dtypes() const = 0;
+    virtual bool supports_device_reductions() const { return false; }
+    virtual bool supports_workgroups() const { return false; }
+    virtual std::vector<std::string> device_memory_spaces() const { return {}; }
+    /// Whether calls whose written arrays overlap no other array get a `noalias` variant.
+    virtual bool specializes_disjoint() const { return false; }
+
+    bool supports_f64() const { return supported_dtypes().contains(DType::f64); }
+    DTypeSet supported_atomic_dtypes() const { return target_atomic_dtypes() & supported_dtypes(); }
+
+    // --- memory -------------------------------------------------------------------------
+    /// Zero-filled storage of at least `nbytes` (a zero-byte request still allocates).
+    virtual std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) = 0;
+    /// Memory owned elsewhere, never freed by Tack.
+    virtual std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) = 0;
+    /// Fills `count` elements of `elem_size` bytes from `pattern`; false = not handled here.
+    virtual bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+                            std::size_t count) {
+        return false;
+    }
+
+    // --- code ---------------------------------------------------------------------------
+    /// Compiles and loads one specialized, optimized kernel.
+    virtual std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
+                                                         const VariantOptions& options) = 0;
+    /// Runs flattened iterations [0, total) with the packed parameter slots (one uint64 per
+    /// parameter: an array's address or a scalar's bits). total > 0. `slots` is valid only
+    /// during the call: a backend that queues the launch copies what it needs.
+    virtual void execute(const Variant& variant, const std::uint64_t* slots,
+                         std::int64_t total) = 0;
+    /// DECISIONS G7: evaluates the kernel's `return expr` (after its launch) into `out`, which
+    /// has room for 8 bytes. Only called for kernels with a result.
+    virtual void evaluate_result(const Variant& variant, const std::uint64_t* slots, void* out) {
+        throw NotImplementedError(std::string(display_name()) +
+                                  " backend does not support kernel return values");
+    }
+    /// Waits for every launch queued so far.
+    virtual void synchronize() {}
+
+    // --- disk cache ---------------------------------------------------------------------
+    /// Describes the code this backend produces (target, toolchain); nullopt keeps its
+    /// variants off the disk cache.
+    virtual std::optional<std::string> cache_target() const { return std::nullopt; }
+    /// The bytes that rebuild `variant` through load_variant.
+    virtual std::vector<std::uint8_t> variant_artifact(const Variant& variant) const { return {}; }
+    /// nullptr when the bytes cannot be used (the caller then compiles).
+    virtual std::shared_ptr<const Variant> load_variant(std::span<const std::uint8_t> bytes,
+                                                        const ir::Kernel& kernel,
+                                                        const VariantOptions& options) {
+        return nullptr;
+    }
+};
+
+/// Host memory buffer shared by host-visible backends: 64-byte aligned, zero-filled, or wrapped.
+class HostBuffer : public Buffer {
+  public:
+    static std::shared_ptr<HostBuffer> allocate(std::shared_ptr<Backend> backend,
+                                                std::size_t nbytes);
+    static std::shared_ptr<HostBuffer> wrap(std::shared_ptr<Backend> backend, void* ptr,
+                                            std::size_t nbytes);
+    ~HostBuffer() override;
+
+  private:
+    using Buffer::Buffer;
+};
+
+}  // namespace tack::runtime

@@ -1,0 +1,19 @@
+// The one list of backends compiled into the library. Each backend defines its BackendEntry in
+// its own folder; this list only names them. (Registration by static initializers would be
+// dropped by the linker: an object file of a static archive that nothing references is never
+// linked in.)
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/level_zero/level_zero_backend.hpp"
+#include "runtime/registry.hpp"
+
+namespace tack::runtime {
+
+std::span<const BackendEntry* const> backend_entries() {
+    static const BackendEntry* const kEntries[] = {
+        &cpu::backend_entry(),
+        &level_zero::backend_entry(),
+    };
+    return kEntries;
+}
+
+}  // namespace tack::runtime

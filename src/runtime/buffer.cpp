@@ -1,0 +1,46 @@
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/backend.hpp"
+
+namespace tack::runtime {
+
+namespace {
+// One cache line, and the widest vector register on current x86 (AVX-512) and Arm (SVE 512).
+constexpr std::size_t kAlignment = 64;
+}  // namespace
+
+void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
+    if (n) std::memcpy(static_cast<char*>(host_) + offset, src, n);
+}
+
+void Buffer::read(std::size_t offset, void* dst, std::size_t n) const {
+    if (n) std::memcpy(dst, static_cast<const char*>(host_) + offset, n);
+}
+
+std::shared_ptr<HostBuffer> HostBuffer::allocate(std::shared_ptr<Backend> backend,
+                                                 std::size_t nbytes) {
+    // At least one line even for empty arrays (CONTRACT E12: "≥1 byte"), so every array has a
+    // distinct address and the disjointness check never sees two empty arrays as aliases.
+    std::size_t padded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+    if (padded == 0) padded = kAlignment;
+    void* p = std::aligned_alloc(kAlignment, padded);
+    if (!p) throw RuntimeError("out of memory allocating " + std::to_string(nbytes) + " bytes");
+    std::memset(p, 0, padded);
+    auto address = reinterpret_cast<std::uintptr_t>(p);
+    return std::shared_ptr<HostBuffer>(
+        new HostBuffer(std::move(backend), address, p, nbytes, true));
+}
+
+std::shared_ptr<HostBuffer> HostBuffer::wrap(std::shared_ptr<Backend> backend, void* ptr,
+                                             std::size_t nbytes) {
+    auto address = reinterpret_cast<std::uintptr_t>(ptr);
+    return std::shared_ptr<HostBuffer>(
+        new HostBuffer(std::move(backend), address, ptr, nbytes, false));
+}
+
+HostBuffer::~HostBuffer() {
+    if (owned()) std::free(host_ptr());
+}
+
+}  // namespace tack::runtime

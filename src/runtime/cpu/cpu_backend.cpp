@@ -1,0 +1,134 @@
+#include "runtime/cpu/cpu_backend.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "codegen/llvm/llvm_codegen.hpp"
+#include "ir/ir.hpp"
+#include "runtime/cpu/cost_model.hpp"
+#include "runtime/errors.hpp"
+
+namespace tack::runtime::cpu {
+
+namespace {
+
+namespace llvm_cpu = codegen::llvm_cpu;
+
+std::shared_ptr<Backend> create(const DeviceOptions& options);
+
+constexpr std::string_view kOptions[] = {"num_threads"};
+const BackendEntry kEntry{"cpu", "CPU", kOptions, &create};
+
+class CpuVariant : public Variant {
+  public:
+    CpuVariant(std::vector<uint8_t> object, std::unique_ptr<llvm_cpu::LoadedObject> loaded,
+               llvm_cpu::LoadedObject::EntryFn entry, llvm_cpu::LoadedObject::ResultFn result)
+        : object_(std::move(object)), loaded_(std::move(loaded)), entry_(entry), result_(result) {}
+    const std::vector<uint8_t>& object() const { return object_; }
+    llvm_cpu::LoadedObject::EntryFn entry() const { return entry_; }
+    llvm_cpu::LoadedObject::ResultFn result() const { return result_; }
+    CostModel& cost() const { return cost_; }
+
+  private:
+    std::vector<uint8_t> object_;  // kept for the disk cache
+    std::unique_ptr<llvm_cpu::LoadedObject> loaded_;
+    llvm_cpu::LoadedObject::EntryFn entry_;
+    llvm_cpu::LoadedObject::ResultFn result_;  // null unless the kernel returns a value
+    mutable CostModel cost_;  // learned per variant; safe to update from several threads
+};
+
+struct RangeContext {
+    llvm_cpu::LoadedObject::EntryFn entry;
+    const uint64_t* slots;
+};
+
+void run_range(void* ctx, int64_t start, int64_t end) {
+    auto* c = static_cast<RangeContext*>(ctx);
+    c->entry(c->slots, start, end);
+}
+
+class CpuBackend final : public Backend {
+  public:
+    explicit CpuBackend(std::optional<int> num_threads)
+        : executor_(translate_compile_errors(
+              [&] { return CpuExecutor::from_environment(num_threads); })) {}
+
+    const BackendEntry& entry() const override { return kEntry; }
+    DTypeSet supported_dtypes() const override { return DTypeSet::all(); }
+    DTypeSet target_atomic_dtypes() const override { return DTypeSet::all(); }
+    bool specializes_disjoint() const override { return true; }
+    int num_threads() const { return executor_->num_threads(); }
+
+    std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override {
+        return HostBuffer::allocate(shared_from_this(), nbytes);
+    }
+    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override {
+        return HostBuffer::wrap(shared_from_this(), ptr, nbytes);
+    }
+
+    std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
+                                                 const VariantOptions& options) override {
+        auto object = llvm_cpu::compile_to_object(kernel, {.noalias = options.noalias});
+        return load(std::move(object), kernel);
+    }
+
+    void execute(const Variant& variant, const uint64_t* slots, int64_t total) override {
+        const auto& v = static_cast<const CpuVariant&>(variant);
+        RangeContext ctx{v.entry(), slots};
+        executor_->dispatch(v.cost(), &run_range, &ctx, 0, total);
+    }
+
+    void evaluate_result(const Variant& variant, const uint64_t* slots, void* out) override {
+        const auto& v = static_cast<const CpuVariant&>(variant);
+        if (!v.result()) throw RuntimeError("the compiled kernel has no result function");
+        v.result()(slots, out);
+    }
+
+    std::optional<std::string> cache_target() const override {
+        return llvm_cpu::host_target_fingerprint();
+    }
+    std::vector<uint8_t> variant_artifact(const Variant& variant) const override {
+        return static_cast<const CpuVariant&>(variant).object();
+    }
+    std::shared_ptr<const Variant> load_variant(std::span<const uint8_t> bytes,
+                                                const ir::Kernel& kernel,
+                                                const VariantOptions&) override {
+        return load(std::vector<uint8_t>(bytes.begin(), bytes.end()), kernel);
+    }
+
+  private:
+    static std::shared_ptr<const Variant> load(std::vector<uint8_t> object,
+                                               const ir::Kernel& kernel) {
+        auto loaded = llvm_cpu::LoadedObject::load(object);
+        auto entry = loaded ? loaded->entry(kernel.name) : nullptr;
+        if (!entry) {
+            throw RuntimeError("Kernel '" + kernel.name +
+                               "': the compiled object has no entry point");
+        }
+        auto result = kernel.result ? loaded->result(kernel.name) : nullptr;
+        return std::make_shared<CpuVariant>(std::move(object), std::move(loaded), entry, result);
+    }
+
+    std::unique_ptr<CpuExecutor> executor_;
+};
+
+std::optional<int> num_threads_option(const DeviceOptions& options) {
+    auto it = options.find("num_threads");
+    if (it == options.end()) return std::nullopt;
+    const auto* v = std::get_if<std::int64_t>(&it->second.value());
+    if (!v) throw ValueError("The 'cpu' backend's num_threads option must be an integer");
+    return static_cast<int>(std::clamp<std::int64_t>(*v, 1, 1 << 16));
+}
+
+std::shared_ptr<Backend> create(const DeviceOptions& options) {
+    return std::make_shared<CpuBackend>(num_threads_option(options));
+}
+
+}  // namespace
+
+const BackendEntry& backend_entry() {
+    return kEntry;
+}
+
+}  // namespace tack::runtime::cpu

@@ -1,0 +1,68 @@
+#include "runtime/ir_facts.hpp"
+
+#include <algorithm>
+
+#include "ir/visitor.hpp"
+
+namespace tack::runtime {
+
+namespace {
+
+class FactsVisitor : public ir::IRVisitor {
+  public:
+    FactsVisitor(const ir::Kernel& k, KernelFacts& out) : kernel_(k), out_(out) {}
+
+    void visit(const ir::Store* n) override {
+        note_write(*n->buffer);
+        IRVisitor::visit(n);
+    }
+    void visit(const ir::Atomic* n) override {
+        note_write(*n->buffer);
+        if (n->buffer->kind == ir::BufferKind::Param) {
+            out_.atomics.push_back({n->buffer->param_index, n->op, n->buffer->elem});
+        }
+        IRVisitor::visit(n);
+    }
+    void visit(const ir::ThreadId* n) override { note_workgroup("thread_id", n->range); }
+    void visit(const ir::Barrier* n) override { note_workgroup("barrier", n->range); }
+    void visit(const ir::BlockReduce* n) override {
+        static constexpr const char* kNames[] = {"block_sum", "block_min", "block_max"};
+        note_workgroup(kNames[static_cast<int>(n->op)], n->range);
+        IRVisitor::visit(n);
+    }
+    void visit(const ir::AllocArray* n) override {
+        if (n->buffer->kind == ir::BufferKind::Shared) note_workgroup("shared", n->range);
+        IRVisitor::visit(n);
+    }
+
+  private:
+    void note_write(const ir::Buffer& b) {
+        if (b.kind == ir::BufferKind::Param) out_.written_params.push_back(b.param_index);
+    }
+    void note_workgroup(const char* what, diag::SourceRange r) {
+        int line = kernel_.file && r.valid() ? kernel_.file->line_of(r.begin) : 0;
+        out_.workgroup_uses.push_back({what, line});
+    }
+
+    const ir::Kernel& kernel_;
+    KernelFacts& out_;
+};
+
+}  // namespace
+
+KernelFacts collect_facts(const ir::Kernel& kernel) {
+    KernelFacts facts;
+    FactsVisitor v(kernel, facts);
+    v.visit_kernel(kernel);
+    auto& w = facts.written_params;
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    return facts;
+}
+
+const char* atomic_op_name(ir::AtomicOp op) {
+    static constexpr const char* kNames[] = {"atomic_add", "atomic_min", "atomic_max"};
+    return kNames[static_cast<int>(op)];
+}
+
+}  // namespace tack::runtime

@@ -1,0 +1,33 @@
+#pragma once
+// What dispatch needs to know about one lowered kernel, computed once per argument signature
+// from the IR before optimization (so unreachable statements count, CONTRACT D11/D14).
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.hpp"
+
+namespace tack::runtime {
+
+struct AtomicTarget {
+    int param = 0;
+    ir::AtomicOp op = ir::AtomicOp::Add;
+    DType dtype = DType::i32;
+};
+
+struct WorkgroupUse {
+    std::string construct;  // "barrier", "thread_id", "block_sum", "shared"
+    int line = 0;
+};
+
+struct KernelFacts {
+    std::vector<int> written_params;  // array params stored to or atomically updated, sorted
+    std::vector<AtomicTarget> atomics;
+    std::vector<WorkgroupUse> workgroup_uses;  // in source order
+};
+
+KernelFacts collect_facts(const ir::Kernel& kernel);
+
+const char* atomic_op_name(ir::AtomicOp op);  // "atomic_add"
+
+}  // namespace tack::runtime

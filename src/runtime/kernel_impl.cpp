@@ -1,0 +1,375 @@
+#include "runtime/kernel_impl.hpp"
+
+#include <algorithm>
+
+#include "cache/disk_cache.hpp"
+#include "ir/printer.hpp"
+#include "passes/passes.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/ir_facts.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/registry.hpp"
+
+namespace tack::runtime {
+
+struct VariantSlot {
+    std::vector<int64_t> extents;  // shape_sig: the extents of SignatureEntry::dims_used
+    bool noalias = false;
+    std::shared_ptr<const Variant> variant;
+};
+
+struct SignatureEntry {
+    std::vector<sema::ArgType> sig;
+    ir::Kernel lowered;  // pristine template: passes work on copies (CONTRACT D17)
+    std::vector<std::pair<int, int>> dims_used;
+    KernelFacts facts;
+    std::string workgroup_error;  // set when the backend cannot run the kernel's workgroup use
+    std::vector<std::unique_ptr<VariantSlot>> variants;
+};
+
+struct BackendCache {
+    const Backend* backend = nullptr;
+    std::weak_ptr<const Backend> alive;  // a new backend at a dead one's address is another
+    std::vector<std::unique_ptr<SignatureEntry>> signatures;
+};
+
+namespace {
+
+// Extents of one call's shape signature; small enough to live on the stack in practice.
+using Extents = std::vector<int64_t>;
+
+std::string dtype_text(DType t) {
+    return std::string("tack.") + tack::name(t);
+}
+
+bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg> args) {
+    for (size_t i = 0; i < sig.size(); ++i) {
+        const detail::Arg& a = args[i];
+        if (a.array) {
+            if (!sig[i].is_array || sig[i].dtype != a.array->dtype() ||
+                sig[i].rank != a.array->rank()) {
+                return false;
+            }
+        } else if (sig[i].is_array || sig[i].dtype != a.scalar.dtype) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args) {
+    std::vector<sema::ArgType> sig;
+    sig.reserve(args.size());
+    for (const auto& a : args) {
+        if (a.array) {
+            sig.push_back({true, a.array->dtype(), a.array->rank()});
+        } else {
+            sig.push_back({false, a.scalar.dtype, 0});
+        }
+    }
+    return sig;
+}
+
+std::string workgroup_message(const ir::Kernel& k, const KernelFacts& facts,
+                              const Backend& backend) {
+    std::vector<std::string> names;
+    for (const auto& u : facts.workgroup_uses)
+        names.push_back(u.construct);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::string list;
+    for (const auto& n : names)
+        list += (list.empty() ? "" : ", ") + n;
+    const WorkgroupUse& first = facts.workgroup_uses.front();
+    return "Kernel '" + k.name + "': " + std::string(backend.display_name()) +
+           " backend does not support workgroup execution required by " + list + " (" +
+           first.construct + " at line " + std::to_string(first.line) +
+           "). Use `local_array` or `local_array_like` for per-iteration scratch memory.";
+}
+
+const cache::DiskCache& disk_cache() {
+    static const cache::DiskCache kCache = cache::DiskCache::from_environment();
+    return kCache;
+}
+
+BackendCache* find_cache(const std::vector<std::unique_ptr<BackendCache>>& caches,
+                         const Backend& backend) {
+    for (const auto& c : caches) {
+        if (c->backend == &backend && !c->alive.expired()) return c.get();
+    }
+    return nullptr;
+}
+
+SignatureEntry* find_signature(BackendCache& cache, std::span<const detail::Arg> args) {
+    for (auto& s : cache.signatures) {
+        if (matches(s->sig, args)) return s.get();
+    }
+    return nullptr;
+}
+
+// Compares the call's extents with each slot's shape signature without building a key.
+const Variant* find_variant(const SignatureEntry& sig, std::span<const detail::Arg> args,
+                            bool noalias) {
+    for (const auto& v : sig.variants) {
+        if (v->noalias != noalias) continue;
+        bool same = true;
+        for (size_t i = 0; same && i < sig.dims_used.size(); ++i) {
+            auto [p, d] = sig.dims_used[i];
+            same = v->extents[i] == args[static_cast<size_t>(p)].array->shape()[d];
+        }
+        if (same) return v->variant.get();
+    }
+    return nullptr;
+}
+
+bool overlaps(const Array& a, const Array& b) {
+    return a.span_begin() < b.span_end() && b.span_begin() < a.span_end();
+}
+
+}  // namespace
+
+KernelImpl::KernelImpl(std::shared_ptr<const ModuleImpl> module, const frontend::FunctionDef* fn)
+    : module_(std::move(module)), fn_(fn) {}
+
+KernelImpl::~KernelImpl() = default;
+
+std::string KernelImpl::param_name(int i) const {
+    return fn_->params[static_cast<size_t>(i)].name;
+}
+
+std::optional<Scalar> KernelImpl::call(std::span<const detail::Arg> args) {
+    return call_on(default_backend(), args);
+}
+
+std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const detail::Arg> args) {
+    try {
+        check_arguments(backend, args);
+        check_valid();
+        // Hot path: one shared lock finds the signature and, when compiled, the variant.
+        SignatureEntry* sig = nullptr;
+        const Variant* found = nullptr;
+        bool noalias = false;
+        {
+            std::shared_lock lock(mutex_);
+            if (BackendCache* cache = find_cache(caches_, backend))
+                sig = find_signature(*cache, args);
+            if (sig) {
+                noalias = backend.specializes_disjoint() && disjoint(*sig, args);
+                found = find_variant(*sig, args, noalias);
+            }
+        }
+        if (!sig) {
+            sig = &signature(cache_for(backend), backend, args);
+            noalias = backend.specializes_disjoint() && disjoint(*sig, args);
+        }
+        check_per_call(*sig, backend, args);
+        int64_t total = launch_count({&sig->lowered, args});
+        const ir::ExprPtr& result = sig->lowered.result;
+        if (total == 0 && !result) return std::nullopt;
+        const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
+
+        uint64_t stack_slots[32];
+        std::vector<uint64_t> heap_slots;
+        uint64_t* slots = stack_slots;
+        if (args.size() > std::size(stack_slots)) {
+            heap_slots.resize(args.size());
+            slots = heap_slots.data();
+        }
+        for (size_t i = 0; i < args.size(); ++i) {
+            slots[i] = args[i].array ? args[i].array->address() : args[i].scalar.bits;
+        }
+        if (total > 0) backend.execute(v, slots, total);
+        if (!result) return std::nullopt;
+        Scalar value{result->type, 0};
+        backend.evaluate_result(v, slots, &value.bits);  // little-endian: low bytes
+        return value;
+    } catch (const diag::CompileError& e) {
+        throw_public(e);
+    } catch (const diag::InternalError& e) {
+        throw RuntimeError("Kernel '" + name() + "' failed on " +
+                           std::string(backend.display_name()) + ": " + e.what());
+    }
+}
+
+void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> args) const {
+    if (args.size() != fn_->params.size()) {
+        throw TypeError("Kernel '" + name() + "' expects " + std::to_string(fn_->params.size()) +
+                        " arguments, got " + std::to_string(args.size()));
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+        const Array* a = args[i].array;
+        if (!a) continue;
+        if (!a->valid()) {
+            throw ValueError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
+                             "' is an empty tack::Array handle");
+        }
+        const Backend& owner = a->buffer()->backend();
+        if (owner.name() != backend.name()) {
+            throw RuntimeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
+                               "' holds an array of the " + std::string(owner.display_name()) +
+                               " backend, but the call runs on the " +
+                               std::string(backend.display_name()) +
+                               " backend; allocate it on the device the kernel runs on");
+        }
+    }
+}
+
+void KernelImpl::check_valid() {
+    std::call_once(validated_, [this] {
+        validation_errors_ = sema::validate_with_callees(*fn_, module_->file, *module_->env);
+    });
+    if (!validation_errors_.empty()) throw_public(validation_errors_.front());
+}
+
+BackendCache& KernelImpl::cache_for(Backend& backend) {
+    {
+        std::shared_lock lock(mutex_);
+        for (auto& c : caches_) {
+            if (c->backend == &backend && !c->alive.expired()) return *c;
+        }
+    }
+    std::unique_lock lock(mutex_);
+    std::erase_if(caches_, [](const auto& c) { return c->alive.expired(); });
+    for (auto& c : caches_) {
+        if (c->backend == &backend) return *c;
+    }
+    auto c = std::make_unique<BackendCache>();
+    c->backend = &backend;
+    c->alive = backend.weak_from_this();
+    caches_.push_back(std::move(c));
+    return *caches_.back();
+}
+
+SignatureEntry& KernelImpl::signature(BackendCache& cache, Backend& backend,
+                                      std::span<const detail::Arg> args) {
+    // Lowering runs outside the lock; a failed lowering stores nothing (CONTRACT D1).
+    std::unique_ptr<SignatureEntry> fresh = lower(backend, signature_of(args));
+    std::unique_lock lock(mutex_);
+    for (auto& s : cache.signatures) {
+        if (s->sig == fresh->sig) return *s;
+    }
+    cache.signatures.push_back(std::move(fresh));
+    return *cache.signatures.back();
+}
+
+std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend,
+                                                  std::vector<sema::ArgType> sig) {
+    // CONTRACT D8: never narrow silently.
+    for (size_t i = 0; i < sig.size(); ++i) {
+        if (sig[i].is_array && !backend.supported_dtypes().contains(sig[i].dtype)) {
+            throw TypeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
+                            "' has dtype " + dtype_text(sig[i].dtype) +
+                            ", which is not supported on " + std::string(backend.display_name()) +
+                            ". Supported dtypes: " + to_string(backend.supported_dtypes()));
+        }
+    }
+    auto entry = std::make_unique<SignatureEntry>();
+    entry->lowered = sema::lower_kernel(*fn_, module_->file, *module_->env, sig);
+    entry->sig = std::move(sig);
+    entry->dims_used = passes::shape_dims_used(entry->lowered);
+    entry->facts = collect_facts(entry->lowered);
+    if (!entry->facts.workgroup_uses.empty() && !backend.supports_workgroups()) {
+        entry->workgroup_error = workgroup_message(entry->lowered, entry->facts, backend);
+    }
+    // CONTRACT D14, cold part: unsupported atomic dtypes, including unreachable atomics.
+    for (const auto& a : entry->facts.atomics) {
+        if (!backend.supported_atomic_dtypes().contains(a.dtype)) {
+            throw TypeError("Kernel '" + name() + "': " + std::string(backend.name()) + " " +
+                            atomic_op_name(a.op) + " does not support target dtype " +
+                            dtype_text(a.dtype));
+        }
+    }
+    return entry;
+}
+
+void KernelImpl::check_per_call(const SignatureEntry& sig, Backend& backend,
+                                std::span<const detail::Arg> args) const {
+    if (!sig.workgroup_error.empty()) throw NotImplementedError(sig.workgroup_error);
+    for (const auto& a : sig.facts.atomics) {
+        auto align = static_cast<uint64_t>(size_bytes(a.dtype));
+        if (args[static_cast<size_t>(a.param)].array->address() % align != 0) {
+            throw ValueError("Kernel '" + name() + "': atomic target parameter " +
+                             param_name(a.param) + " requires " + std::to_string(align) +
+                             "-byte alignment");
+        }
+    }
+    for (int w : sig.facts.written_params) {
+        if (!args[static_cast<size_t>(w)].array->writable()) {
+            throw ValueError("Kernel '" + name() + "': parameter '" + param_name(w) +
+                             "' may be written, but its array is read-only. Wrap the memory "
+                             "with writable=true or pass a copy().");
+        }
+    }
+}
+
+// CONTRACT D7: byte ranges, never object identity; read-only arrays may overlap each other.
+bool KernelImpl::disjoint(const SignatureEntry& sig, std::span<const detail::Arg> args) const {
+    for (int w : sig.facts.written_params) {
+        const Array& written = *args[static_cast<size_t>(w)].array;
+        for (size_t j = 0; j < args.size(); ++j) {
+            if (int(j) == w || !args[j].array) continue;
+            if (overlaps(written, *args[j].array)) return false;
+        }
+    }
+    return true;
+}
+
+const Variant& KernelImpl::variant(SignatureEntry& sig, Backend& backend,
+                                   std::span<const detail::Arg> args, bool noalias) {
+    {
+        std::shared_lock lock(mutex_);
+        if (const Variant* v = find_variant(sig, args, noalias)) return *v;
+    }
+    Extents extents;
+    extents.reserve(sig.dims_used.size());
+    for (auto [p, d] : sig.dims_used) {
+        extents.push_back(args[static_cast<size_t>(p)].array->shape()[d]);
+    }
+    std::shared_ptr<const Variant> built = build(sig, backend, extents, noalias);
+    std::unique_lock lock(mutex_);
+    if (const Variant* v = find_variant(sig, args, noalias)) return *v;
+    auto slot = std::make_unique<VariantSlot>();
+    slot->extents = std::move(extents);
+    slot->noalias = noalias;
+    slot->variant = std::move(built);
+    sig.variants.push_back(std::move(slot));
+    return *sig.variants.back()->variant;
+}
+
+std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Backend& backend,
+                                                 std::span<const int64_t> extents,
+                                                 bool noalias) const {
+    passes::ShapeValues shapes;
+    for (size_t i = 0; i < extents.size(); ++i)
+        shapes[sig.dims_used[i]] = extents[i];
+    ir::Kernel k = passes::optimize(passes::specialize_shapes(sig.lowered, shapes));
+    VariantOptions options{.noalias = noalias};
+    std::optional<std::string> target = backend.cache_target();
+    const cache::DiskCache& disk = disk_cache();
+    if (!target || !disk.enabled()) return backend.build_variant(k, options);
+
+    std::string key = cache::make_key({.ir_text = ir::print(k),
+                                       .variant_key = noalias ? "noalias" : "may-alias",
+                                       .target_fingerprint = *target,
+                                       .llvm_version = "",
+                                       .options = std::string(backend.name())});
+    if (auto bytes = disk.load(key)) {
+        if (auto v = backend.load_variant(*bytes, k, options)) return v;
+    }
+    std::shared_ptr<const Variant> v = backend.build_variant(k, options);
+    disk.store(key, backend.variant_artifact(*v));
+    return v;
+}
+
+std::size_t KernelImpl::num_variants(const Backend& backend) const {
+    std::shared_lock lock(mutex_);
+    std::size_t n = 0;
+    for (const auto& c : caches_) {
+        if (c->backend != &backend || c->alive.expired()) continue;
+        for (const auto& s : c->signatures)
+            n += s->variants.size();
+    }
+    return n;
+}
+
+}  // namespace tack::runtime

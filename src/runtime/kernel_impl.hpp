@@ -1,0 +1,74 @@
+#pragma once
+// A kernel of a parsed module and its per-device variant caches: the shared dispatch path of
+// every backend (CONTRACT D1-D4, D7-D9, D14-D17).
+//
+// Two-level cache per backend: the argument signature (per argument: array or scalar, dtype,
+// rank; CONTRACT D3 param_sig) selects a lowered IR template with the facts dispatch checks;
+// the extents that reach generated code (shape_sig) plus the disjoint bit select a compiled
+// variant. Scalar values and the launch length are not in the key (D2, D4). Lookups hold a
+// shared lock; building happens outside any lock, so two threads missing at once may both
+// compile (both correct, D16) and the first stored wins.
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "diag/diagnostic.hpp"
+#include "frontend/ast.hpp"
+#include "runtime/backend.hpp"
+#include "sema/environment.hpp"
+#include "sema/sema.hpp"
+#include "tack/tack.hpp"
+
+namespace tack::runtime {
+
+struct ModuleImpl {
+    diag::SourceFilePtr file;
+    std::shared_ptr<const frontend::Module> module;
+    std::shared_ptr<const sema::Environment> env;  // ModuleEnvironment, or the Python one
+};
+
+struct SignatureEntry;
+struct BackendCache;
+
+class KernelImpl {
+  public:
+    KernelImpl(std::shared_ptr<const ModuleImpl> module, const frontend::FunctionDef* fn);
+    ~KernelImpl();
+
+    const std::string& name() const { return fn_->name; }
+    /// Dispatches on the default device.
+    /// The kernel's return value (DECISIONS G7) when it has one.
+    std::optional<Scalar> call(std::span<const detail::Arg> args);
+    std::optional<Scalar> call_on(Backend& backend, std::span<const detail::Arg> args);
+    std::size_t num_variants(const Backend& backend) const;
+
+  private:
+    void check_arguments(Backend& backend, std::span<const detail::Arg> args) const;
+    void check_valid();
+    SignatureEntry& signature(BackendCache& cache, Backend& backend,
+                              std::span<const detail::Arg> args);
+    BackendCache& cache_for(Backend& backend);
+    std::unique_ptr<SignatureEntry> lower(Backend& backend, std::vector<sema::ArgType> sig);
+    void check_per_call(const SignatureEntry& sig, Backend& backend,
+                        std::span<const detail::Arg> args) const;
+    bool disjoint(const SignatureEntry& sig, std::span<const detail::Arg> args) const;
+    const Variant& variant(SignatureEntry& sig, Backend& backend, std::span<const detail::Arg> args,
+                           bool noalias);
+    std::shared_ptr<const Variant> build(const SignatureEntry& sig, Backend& backend,
+                                         std::span<const int64_t> extents, bool noalias) const;
+    std::string param_name(int i) const;
+
+    std::shared_ptr<const ModuleImpl> module_;
+    const frontend::FunctionDef* fn_;
+    std::once_flag validated_;
+    std::vector<diag::Diagnostic> validation_errors_;
+
+    mutable std::shared_mutex mutex_;
+    std::vector<std::unique_ptr<BackendCache>> caches_;
+};
+
+}  // namespace tack::runtime

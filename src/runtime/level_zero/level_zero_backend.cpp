@@ -1,0 +1,108 @@
+#include "runtime/level_zero/level_zero_backend.hpp"
+
+namespace tack::runtime::level_zero {
+
+namespace {
+
+std::shared_ptr<Backend> create(const DeviceOptions& options);
+
+constexpr std::string_view kOptions[] = {"external_context"};
+const BackendEntry kEntry{"level_zero", "Level Zero", kOptions, &create};
+
+/// Device memory (zeMemAllocDevice), or wrapped memory owned by another library.
+class L0Buffer final : public Buffer {
+  public:
+    L0Buffer(std::shared_ptr<Backend> backend, void* ptr, std::size_t nbytes, bool owned)
+        : Buffer(std::move(backend), reinterpret_cast<std::uint64_t>(ptr), nullptr, nbytes, owned) {
+    }
+    ~L0Buffer() override {
+        if (owned())
+            l0().queue().free(ptr());
+        else
+            l0().forget_shared(address());
+    }
+
+    void write(std::size_t offset, const void* src, std::size_t n) override {
+        l0().queue().upload(ptr() + offset, src, n);
+    }
+    void read(std::size_t offset, void* dst, std::size_t n) const override {
+        l0().queue().download(dst, ptr() + offset, n);
+    }
+
+  private:
+    LevelZeroBackend& l0() const { return static_cast<LevelZeroBackend&>(backend()); }
+    std::uint8_t* ptr() const { return reinterpret_cast<std::uint8_t*>(address()); }
+};
+
+std::shared_ptr<Backend> create(const DeviceOptions& options) {
+    // Options are checked before any library is touched, so a malformed external_context is a
+    // ValueError on every machine (CONTRACT C2: it propagates unwrapped).
+    std::optional<ExternalContext> external = parse_external_context(options);
+    constexpr std::string_view kPrefix = "Cannot initialize 'level_zero' backend: ";
+    std::string why;
+    const ZeApi* api = ze_api(&why);
+    if (!api) throw RuntimeError(std::string(kPrefix) + why);
+    try {
+        DeviceHandles handles = open_device(*api, external);
+        DeviceInfo info = query_device(*api, handles);
+        return std::make_shared<LevelZeroBackend>(*api, handles, std::move(info));
+    } catch (const RuntimeError& e) {
+        // A failed query or queue creation names its call; say which backend it stopped.
+        if (std::string_view(e.what()).starts_with(kPrefix)) throw;
+        throw RuntimeError(std::string(kPrefix) + e.what());
+    }
+}
+
+}  // namespace
+
+const BackendEntry& backend_entry() {
+    return kEntry;
+}
+
+LevelZeroBackend::LevelZeroBackend(const ZeApi& api, DeviceHandles handles, DeviceInfo info)
+    : api_(api),
+      handles_(handles),
+      info_(std::move(info)),
+      queue_(api_, handles_, info_),
+      group_(group_size(info_)),
+      launch_limit_(launch_limit(info_)),
+      options_(opencl_build_options()) {}
+
+std::shared_ptr<Buffer> LevelZeroBackend::allocate_array(std::size_t nbytes) {
+    void* ptr = queue_.allocate(nbytes);
+    return std::make_shared<L0Buffer>(shared_from_this(), ptr, nbytes, true);
+}
+
+std::shared_ptr<Buffer> LevelZeroBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
+    {
+        std::lock_guard guard(shared_mutex_);
+        shared_.insert(reinterpret_cast<std::uint64_t>(ptr));
+    }
+    // The other library may have queued writes of its own; Tack's queue is idle before the
+    // memory is read through Tack (the seed: wrap_ptr completes its launches first).
+    queue_.synchronize();
+    return std::make_shared<L0Buffer>(shared_from_this(), ptr, nbytes, false);
+}
+
+void LevelZeroBackend::forget_shared(std::uint64_t address) {
+    std::lock_guard guard(shared_mutex_);
+    shared_.erase(address);
+}
+
+bool LevelZeroBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+                                  std::size_t count) {
+    // zeCommandListAppendMemoryFill takes power-of-two patterns no larger than the queue
+    // group's maxMemoryFillPatternSize; anything else is written through the buffer.
+    bool power_of_two = elem_size != 0 && (elem_size & (elem_size - 1)) == 0;
+    if (!power_of_two || elem_size > info_.max_fill_pattern) return false;
+    queue_.fill(reinterpret_cast<void*>(buffer.address()), pattern, elem_size, elem_size * count);
+    return true;
+}
+
+std::optional<std::string> LevelZeroBackend::cache_target() const {
+    const OclocApi* ocloc = ocloc_api(nullptr);
+    int version = ocloc && ocloc->oclocVersion ? ocloc->oclocVersion() : 0;
+    return level_zero::cache_target(info_, version, options_);
+}
+
+}  // namespace tack::runtime::level_zero

@@ -1,0 +1,78 @@
+#pragma once
+// The Level Zero backend (seed "Level Zero"): OpenCL C from the C-family emitter, compiled to
+// SPIR-V in process by libocloc and loaded with zeModuleCreate; device memory from
+// zeMemAllocDevice; every launch, fill and copy queued on one asynchronous immediate command
+// list (queue.hpp). Launches return once queued; the host waits where it reads an array or
+// synchronizes (DECISIONS G9).
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
+#include "runtime/backend.hpp"
+#include "runtime/level_zero/device.hpp"
+#include "runtime/level_zero/ocloc.hpp"
+#include "runtime/level_zero/queue.hpp"
+
+namespace tack::runtime::level_zero {
+
+const BackendEntry& backend_entry();
+
+class L0Variant;
+
+class LevelZeroBackend final : public Backend {
+  public:
+    LevelZeroBackend(const ZeApi& api, DeviceHandles handles, DeviceInfo info);
+
+    const BackendEntry& entry() const override { return backend_entry(); }
+    DTypeSet supported_dtypes() const override { return level_zero::supported_dtypes(info_); }
+    DTypeSet target_atomic_dtypes() const override { return {DType::i32, DType::u32, DType::f32}; }
+    bool supports_device_reductions() const override { return true; }
+    bool supports_workgroups() const override { return true; }
+    std::vector<std::string> device_memory_spaces() const override { return {"level_zero"}; }
+
+    std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
+    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
+    bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+                    std::size_t count) override;
+
+    // variant.cpp
+    std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
+                                                 const VariantOptions& options) override;
+    void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
+    void synchronize() override { queue_.synchronize(); }
+
+    std::optional<std::string> cache_target() const override;
+    std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;
+    std::shared_ptr<const Variant> load_variant(std::span<const std::uint8_t> bytes,
+                                                const ir::Kernel& kernel,
+                                                const VariantOptions& options) override;
+
+    const ZeApi& api() const { return api_; }
+    const DeviceHandles& handles() const { return handles_; }
+    const DeviceInfo& info() const { return info_; }
+    Queue& queue() { return queue_; }
+    /// Native binaries the driver refused from the disk cache (loaded from SPIR-V instead).
+    std::size_t native_refused() const { return native_refused_; }
+    /// Wrapped memory is shared with another library: launches that bind it complete before
+    /// returning (the seed's share()).
+    void forget_shared(std::uint64_t address);
+
+  private:
+    bool binds_shared(const L0Variant& v, const std::uint64_t* slots);
+
+    const ZeApi& api_;
+    DeviceHandles handles_;
+    DeviceInfo info_;
+    Queue queue_;
+    uint32_t group_ = 0;
+    uint64_t launch_limit_ = 0;
+    std::string options_;  // ocloc options and zeModuleCreate build flags
+    std::atomic<std::size_t> native_refused_ = 0;
+    std::mutex shared_mutex_;
+    std::unordered_set<std::uint64_t> shared_;
+};
+
+}  // namespace tack::runtime::level_zero

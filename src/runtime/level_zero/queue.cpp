@@ -1,0 +1,169 @@
+#include "runtime/level_zero/queue.hpp"
+
+#include <cstring>
+
+namespace tack::runtime::level_zero {
+
+namespace {
+
+constexpr uint32_t kEvents = 64;
+constexpr std::size_t kMaxHolds = 1024;
+constexpr std::size_t kMaxHeldBytes = std::size_t(256) << 20;
+constexpr uint64_t kForever = UINT64_MAX;
+
+}  // namespace
+
+Queue::Queue(const ZeApi& api, const DeviceHandles& handles, const DeviceInfo& info)
+    : api_(api), h_(handles), info_(info) {
+    ze_command_queue_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+    desc.ordinal = info.compute_ordinal;
+    desc.mode =
+        info.host_sync ? ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS : ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    check(api.zeCommandListCreateImmediate(h_.context, h_.device, &desc, &list_),
+          "zeCommandListCreateImmediate");
+
+    ze_event_pool_desc_t pool{};
+    pool.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+    pool.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+    pool.count = kEvents;
+    ze_device_handle_t device = h_.device;
+    check(api.zeEventPoolCreate(h_.context, &pool, 1, &device, &pool_), "zeEventPoolCreate");
+    for (uint32_t i = 0; i < kEvents; ++i) {
+        ze_event_desc_t e{};
+        e.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
+        e.index = i;
+        e.signal = ZE_EVENT_SCOPE_FLAG_HOST;
+        e.wait = ZE_EVENT_SCOPE_FLAG_HOST;
+        ze_event_handle_t event = nullptr;
+        check(api.zeEventCreate(pool_, &e, &event), "zeEventCreate");
+        free_events_.push_back(event);
+    }
+}
+
+void Queue::ordered(ze_result_t r, const char* what) {
+    check(r, what);
+    check(api_.zeCommandListAppendBarrier(list_, nullptr, 0, nullptr),
+          "zeCommandListAppendBarrier");
+}
+
+void* Queue::allocate(std::size_t nbytes) {
+    ze_device_mem_alloc_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
+    void* ptr = nullptr;
+    std::size_t n = nbytes ? nbytes : 1;
+    check(api_.zeMemAllocDevice(h_.context, &desc, n, 64, h_.device, &ptr), "zeMemAllocDevice");
+    const uint8_t zero = 0;
+    fill(ptr, &zero, 1, n);
+    return ptr;
+}
+
+void Queue::free(void* ptr) noexcept {
+    if (!ptr) return;
+    try {
+        std::lock_guard guard(mutex_);
+        if (info_.defer_free) {
+            ze_memory_free_ext_desc_t desc{};
+            desc.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC;
+            desc.freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+            if (api_.zeMemFreeExt(h_.context, &desc, ptr) == ZE_RESULT_SUCCESS) return;
+        }
+        synchronize();
+        api_.zeMemFree(h_.context, ptr);
+    } catch (...) {
+        // A lost device cannot be reported from a destructor; the memory goes with it.
+    }
+}
+
+void Queue::upload(void* dst, const void* src, std::size_t n) {
+    if (n == 0) return;
+    std::lock_guard guard(mutex_);
+    ze_host_mem_alloc_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+    void* staging = nullptr;
+    check(api_.zeMemAllocHost(h_.context, &desc, n, 64, &staging), "zeMemAllocHost");
+    std::memcpy(staging, src, n);
+    try {
+        ordered(api_.zeCommandListAppendMemoryCopy(list_, dst, staging, n, nullptr, 0, nullptr),
+                "zeCommandListAppendMemoryCopy");
+    } catch (...) {
+        api_.zeMemFree(h_.context, staging);
+        throw;
+    }
+    hold(staging, {}, n);
+}
+
+void Queue::fill(void* dst, const void* pattern, std::size_t pattern_size, std::size_t n) {
+    if (n == 0) return;
+    std::lock_guard guard(mutex_);
+    const auto* p = static_cast<const uint8_t*>(pattern);
+    std::vector<uint8_t> copy(p, p + pattern_size);
+    ordered(api_.zeCommandListAppendMemoryFill(list_, dst, copy.data(), pattern_size, n, nullptr, 0,
+                                               nullptr),
+            "zeCommandListAppendMemoryFill");
+    hold(nullptr, std::move(copy), pattern_size);
+}
+
+void Queue::launch(ze_kernel_handle_t kernel, uint32_t groups) {
+    std::lock_guard guard(mutex_);
+    ze_group_count_t count{groups, 1, 1};
+    ordered(api_.zeCommandListAppendLaunchKernel(list_, kernel, &count, nullptr, 0, nullptr),
+            "zeCommandListAppendLaunchKernel");
+}
+
+void Queue::download(void* dst, const void* src, std::size_t n) {
+    if (n == 0) return;
+    ze_event_handle_t marker = nullptr;
+    std::size_t holds_before = 0;
+    {
+        std::lock_guard guard(mutex_);
+        check(api_.zeCommandListAppendMemoryCopy(list_, dst, src, n, nullptr, 0, nullptr),
+              "zeCommandListAppendMemoryCopy");
+        marker = info_.host_sync ? take_event() : nullptr;
+        if (!marker) return synchronize();  // synchronous list, or every marker in use
+        check(api_.zeCommandListAppendBarrier(list_, marker, 0, nullptr),
+              "zeCommandListAppendBarrier");
+        holds_before = holds_.size();
+    }
+    // Waiting outside the lock lets other threads queue launches meanwhile (the seed's
+    // _ListMarker).
+    ze_result_t r = api_.zeEventHostSynchronize(marker, kForever);
+    api_.zeEventHostReset(marker);
+    std::lock_guard guard(mutex_);
+    free_events_.push_back(marker);
+    check(r, "zeEventHostSynchronize");
+    for (std::size_t i = 0; i < holds_before && i < holds_.size(); ++i)
+        if (holds_[i].usm_host) api_.zeMemFree(h_.context, holds_[i].usm_host);
+    holds_.erase(holds_.begin(), holds_.begin() + std::min(holds_before, holds_.size()));
+    held_bytes_ = holds_.empty() ? 0 : held_bytes_;
+}
+
+void Queue::synchronize() {
+    std::lock_guard guard(mutex_);
+    if (info_.host_sync)
+        check(api_.zeCommandListHostSynchronize(list_, kForever), "zeCommandListHostSynchronize");
+    release_holds();
+}
+
+void Queue::hold(void* usm_host, std::vector<std::uint8_t> bytes, std::size_t n) {
+    holds_.push_back({usm_host, std::move(bytes)});
+    held_bytes_ += n;
+    if (!info_.host_sync) return release_holds();  // a synchronous append has completed
+    if (holds_.size() > kMaxHolds || held_bytes_ > kMaxHeldBytes) synchronize();
+}
+
+void Queue::release_holds() {
+    for (Hold& h : holds_)
+        if (h.usm_host) api_.zeMemFree(h_.context, h.usm_host);
+    holds_.clear();
+    held_bytes_ = 0;
+}
+
+ze_event_handle_t Queue::take_event() {
+    if (free_events_.empty()) return nullptr;
+    ze_event_handle_t e = free_events_.back();
+    free_events_.pop_back();
+    return e;
+}
+
+}  // namespace tack::runtime::level_zero

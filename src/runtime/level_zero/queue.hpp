@@ -1,0 +1,73 @@
+#pragma once
+// The backend's one asynchronous immediate command list (the seed's _queue). Every launch, fill
+// and copy is appended and followed by a barrier (_ordered), which keeps program order:
+// Intel's in-order lists (ZE_COMMAND_QUEUE_FLAG_IN_ORDER) cost about 130 us of device time per
+// kernel on driver 25.05.32567, a barrier about 5. The list and each kernel's argument state are
+// shared by every dispatch and Level Zero forbids using them from two threads at once, so one
+// reentrant lock guards every append (launch(): the caller holds lock() while it sets
+// arguments). A driver without zeCommandListHostSynchronize gets a synchronous list instead.
+//
+// Host memory a queued copy or fill reads is held until the next wait, which comes early past
+// 1024 objects or 256 MiB. Uploads go through USM host memory: from pageable memory Intel's
+// driver does not return from appending a copy of up to 4 MiB until the queue drains (driver
+// 25.05), which would make a launch's scalar upload wait for every kernel before it.
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "runtime/level_zero/device.hpp"
+
+namespace tack::runtime::level_zero {
+
+class Queue {
+  public:
+    Queue(const ZeApi& api, const DeviceHandles& handles, const DeviceInfo& info);
+    // Intentionally leaks the list and event pool: Level Zero cleanup at process exit can crash
+    // once the driver is unloaded (the seed's LevelZeroBackend.__del__ does nothing).
+    ~Queue() = default;
+    Queue(const Queue&) = delete;
+    Queue& operator=(const Queue&) = delete;
+
+    std::recursive_mutex& lock() { return mutex_; }
+
+    /// Device memory, zero-filled by a queued fill (at least one byte is allocated).
+    void* allocate(std::size_t nbytes);
+    /// After the work queued so far (zeMemFreeExt DEFER_FREE), else waits, then frees.
+    void free(void* device_ptr) noexcept;
+
+    /// Queues a copy of a private snapshot of `src`; returns at once.
+    void upload(void* dst, const void* src, std::size_t n);
+    /// Queues the copy and waits for it (and everything before it).
+    void download(void* dst, const void* src, std::size_t n);
+    void fill(void* dst, const void* pattern, std::size_t pattern_size, std::size_t n);
+    /// Appends the launch and a barrier. The caller holds lock() since setting the arguments:
+    /// they are captured at this append, so the next call may set its own.
+    void launch(ze_kernel_handle_t kernel, uint32_t groups);
+    /// Waits for everything queued so far and releases the held host memory.
+    void synchronize();
+
+  private:
+    void ordered(ze_result_t r, const char* what);
+    void hold(void* usm_host, std::vector<std::uint8_t> bytes, std::size_t n);
+    void release_holds();
+    ze_event_handle_t take_event();
+
+    const ZeApi& api_;
+    DeviceHandles h_;
+    DeviceInfo info_;
+    ze_command_list_handle_t list_ = nullptr;
+    ze_event_pool_handle_t pool_ = nullptr;
+    std::vector<ze_event_handle_t> free_events_;
+    std::recursive_mutex mutex_;
+
+    struct Hold {
+        void* usm_host = nullptr;
+        std::vector<std::uint8_t> bytes;
+    };
+    std::vector<Hold> holds_;
+    std::size_t held_bytes_ = 0;
+};
+
+}  // namespace tack::runtime::level_zero

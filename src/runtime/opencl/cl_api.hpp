@@ -1,0 +1,86 @@
+#pragma once
+// The OpenCL API, loaded at run time with dlopen("libOpenCL.so.1") from one list of signatures
+// (STYLE habit 5): the build needs no OpenCL SDK, and a machine without an ICD loader gets an
+// "unavailable" explanation instead of a link error or a crash.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tack::runtime::opencl {
+
+// The few OpenCL types and constants Tack uses (values from the Khronos cl.h).
+using cl_int = int32_t;
+using cl_uint = uint32_t;
+using cl_ulong = uint64_t;
+using cl_bitfield = cl_ulong;
+using cl_platform_id = struct _cl_platform_id*;
+using cl_device_id = struct _cl_device_id*;
+using cl_context = struct _cl_context*;
+using cl_command_queue = struct _cl_command_queue*;
+using cl_program = struct _cl_program*;
+using cl_kernel = struct _cl_kernel*;
+using cl_mem = struct _cl_mem*;
+using cl_event = struct _cl_event*;
+
+inline constexpr cl_int CL_SUCCESS = 0;
+inline constexpr cl_bitfield CL_DEVICE_TYPE_ALL = 0xFFFFFFFF;
+inline constexpr cl_uint CL_PLATFORM_NAME = 0x0902;
+inline constexpr cl_uint CL_DEVICE_MAX_WORK_GROUP_SIZE = 0x1004;
+inline constexpr cl_uint CL_DEVICE_LOCAL_MEM_SIZE = 0x1023;
+inline constexpr cl_uint CL_DEVICE_NAME = 0x102B;
+inline constexpr cl_uint CL_DEVICE_VERSION = 0x102F;
+inline constexpr cl_uint CL_DEVICE_EXTENSIONS = 0x1030;
+inline constexpr cl_uint CL_DEVICE_OPENCL_C_VERSION = 0x103D;
+inline constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
+inline constexpr cl_bitfield CL_MEM_READ_WRITE = 1 << 0;
+inline constexpr cl_bitfield CL_MEM_COPY_HOST_PTR = 1 << 5;
+inline constexpr cl_uint CL_TRUE = 1;
+
+// name, return type, parameter list
+#define TACK_CL_FUNCTIONS(X)                                                                       \
+    X(clGetPlatformIDs, cl_int, (cl_uint, cl_platform_id*, cl_uint*))                              \
+    X(clGetPlatformInfo, cl_int, (cl_platform_id, cl_uint, size_t, void*, size_t*))                \
+    X(clGetDeviceIDs, cl_int, (cl_platform_id, cl_bitfield, cl_uint, cl_device_id*, cl_uint*))     \
+    X(clGetDeviceInfo, cl_int, (cl_device_id, cl_uint, size_t, void*, size_t*))                    \
+    X(clCreateContext, cl_context,                                                                 \
+      (const intptr_t*, cl_uint, const cl_device_id*, void*, void*, cl_int*))                      \
+    X(clReleaseContext, cl_int, (cl_context))                                                      \
+    X(clCreateCommandQueue, cl_command_queue, (cl_context, cl_device_id, cl_bitfield, cl_int*))    \
+    X(clReleaseCommandQueue, cl_int, (cl_command_queue))                                           \
+    X(clCreateProgramWithSource, cl_program,                                                       \
+      (cl_context, cl_uint, const char**, const size_t*, cl_int*))                                 \
+    X(clBuildProgram, cl_int,                                                                      \
+      (cl_program, cl_uint, const cl_device_id*, const char*, void*, void*))                       \
+    X(clGetProgramBuildInfo, cl_int, (cl_program, cl_device_id, cl_uint, size_t, void*, size_t*))  \
+    X(clReleaseProgram, cl_int, (cl_program))                                                      \
+    X(clCreateKernel, cl_kernel, (cl_program, const char*, cl_int*))                               \
+    X(clReleaseKernel, cl_int, (cl_kernel))                                                        \
+    X(clSetKernelArg, cl_int, (cl_kernel, cl_uint, size_t, const void*))                           \
+    X(clCreateBuffer, cl_mem, (cl_context, cl_bitfield, size_t, void*, cl_int*))                   \
+    X(clReleaseMemObject, cl_int, (cl_mem))                                                        \
+    X(clEnqueueWriteBuffer, cl_int,                                                                \
+      (cl_command_queue, cl_mem, cl_uint, size_t, size_t, const void*, cl_uint, const cl_event*,   \
+       cl_event*))                                                                                 \
+    X(clEnqueueReadBuffer, cl_int,                                                                 \
+      (cl_command_queue, cl_mem, cl_uint, size_t, size_t, void*, cl_uint, const cl_event*,         \
+       cl_event*))                                                                                 \
+    X(clEnqueueNDRangeKernel, cl_int,                                                              \
+      (cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*, cl_uint, \
+       const cl_event*, cl_event*))                                                                \
+    X(clFinish, cl_int, (cl_command_queue))
+
+/// The loaded entry points. Loaded once per process; never unloaded.
+struct ClApi {
+#define TACK_X(name, ret, params) ret(*name) params = nullptr;
+    TACK_CL_FUNCTIONS(TACK_X)
+#undef TACK_X
+};
+
+/// The API, or nullptr with `*why` set ("OpenCL unavailable: libOpenCL.so.1 not found (...)").
+const ClApi* cl_api(std::string* why);
+
+/// "CL_BUILD_PROGRAM_FAILURE (-11)" style name of an error code.
+std::string cl_error_name(cl_int code);
+
+}  // namespace tack::runtime::opencl

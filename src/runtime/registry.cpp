@@ -1,0 +1,135 @@
+#include "runtime/registry.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tack::runtime {
+
+namespace {
+
+struct Registry {
+    std::mutex mutex;
+    std::map<std::string, std::shared_ptr<Backend>, std::less<>> plain;  // one per name
+    std::shared_ptr<Backend> default_device;
+    std::atomic<Backend*> default_raw{nullptr};
+    std::vector<std::weak_ptr<Backend>> live;
+};
+
+Registry& registry() {
+    static Registry* r = new Registry();  // never destroyed: arrays may outlive main()
+    return *r;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* none) {
+    if (parts.empty()) return none;
+    std::string out;
+    for (const auto& p : parts)
+        out += (out.empty() ? "" : ", ") + p;
+    return out;
+}
+
+std::vector<std::string> sorted_names() {
+    std::vector<std::string> names;
+    for (const BackendEntry* e : backend_entries())
+        names.emplace_back(e->name);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// CONTRACT C2: unknown options are refused before the backend is constructed, so a misspelled
+// option is never silently dropped.
+void check_options(const BackendEntry& entry, const DeviceOptions& options) {
+    std::vector<std::string> bad;
+    for (const auto& [key, value] : options) {
+        auto& accepted = entry.device_options;
+        if (std::find(accepted.begin(), accepted.end(), key) == accepted.end()) bad.push_back(key);
+    }
+    if (bad.empty()) return;
+    std::vector<std::string> accepted(entry.device_options.begin(), entry.device_options.end());
+    throw ValueError("The '" + std::string(entry.name) +
+                     "' backend does not accept the option(s) " + join(bad, "") +
+                     ". Accepted: " + join(accepted, "none") + ".");
+}
+
+std::shared_ptr<Backend> construct(const BackendEntry& entry, const DeviceOptions& options) {
+    std::shared_ptr<Backend> b = entry.create(options);
+    std::lock_guard lock(registry().mutex);
+    auto& live = registry().live;
+    std::erase_if(live, [](const std::weak_ptr<Backend>& w) { return w.expired(); });
+    live.push_back(b);
+    return b;
+}
+
+}  // namespace
+
+const BackendEntry* find_backend(std::string_view name) {
+    for (const BackendEntry* e : backend_entries()) {
+        if (e->name == name) return e;
+    }
+    return nullptr;
+}
+
+std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions& options,
+                                     bool fresh) {
+    const BackendEntry* entry = find_backend(name);
+    if (!entry) {
+        throw ValueError("Unknown architecture: '" + std::string(name) +
+                         "'. Available: " + join(sorted_names(), "none"));
+    }
+    check_options(*entry, options);
+    if (fresh || !options.empty()) return construct(*entry, options);
+    {
+        std::lock_guard lock(registry().mutex);
+        auto it = registry().plain.find(name);
+        if (it != registry().plain.end()) return it->second;
+    }
+    // Constructed outside the lock (a backend may take time to start); the first one stored
+    // wins if two threads race.
+    std::shared_ptr<Backend> b = construct(*entry, options);
+    std::lock_guard lock(registry().mutex);
+    auto [it, inserted] = registry().plain.emplace(std::string(name), b);
+    return it->second;
+}
+
+Backend& default_backend() {
+    if (Backend* b = registry().default_raw.load(std::memory_order_acquire)) return *b;
+    return *default_backend_ptr();
+}
+
+std::shared_ptr<Backend> default_backend_ptr() {
+    {
+        std::lock_guard lock(registry().mutex);
+        if (registry().default_device) return registry().default_device;
+    }
+    std::shared_ptr<Backend> cpu = open_device("cpu", {}, false);
+    std::lock_guard lock(registry().mutex);
+    if (!registry().default_device) {
+        registry().default_device = cpu;
+        registry().default_raw.store(cpu.get(), std::memory_order_release);
+    }
+    return registry().default_device;
+}
+
+void set_default_backend(std::shared_ptr<Backend> backend) {
+    std::lock_guard lock(registry().mutex);
+    registry().default_raw.store(backend.get(), std::memory_order_release);
+    registry().default_device = std::move(backend);
+}
+
+void synchronize_all() {
+    std::vector<std::shared_ptr<Backend>> live;
+    {
+        std::lock_guard lock(registry().mutex);
+        for (auto& w : registry().live) {
+            if (auto b = w.lock()) live.push_back(std::move(b));
+        }
+    }
+    for (auto& b : live)
+        b->synchronize();
+}
+
+}  // namespace tack::runtime

@@ -1,0 +1,32 @@
+#pragma once
+// The device registry: which backends exist, the one plain device per name, the default device
+// and the set of live devices tack::sync() waits for.
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "runtime/backend.hpp"
+
+namespace tack::runtime {
+
+/// Every backend compiled into the library (backend_list.cpp), in registration order.
+std::span<const BackendEntry* const> backend_entries();
+/// nullptr when no backend has that name.
+const BackendEntry* find_backend(std::string_view name);
+
+/// The device of `name` with `options` (ValueError for an unknown name or option, before
+/// anything is constructed). `fresh` builds a new backend even without options (tack::init).
+std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions& options,
+                                     bool fresh);
+
+/// The default device, creating the CPU device on first use. The returned reference stays
+/// valid while the device is the default or any array on it is alive.
+Backend& default_backend();
+std::shared_ptr<Backend> default_backend_ptr();
+void set_default_backend(std::shared_ptr<Backend> backend);
+
+/// synchronize() on every live device.
+void synchronize_all();
+
+}  // namespace tack::runtime

@@ -1,0 +1,270 @@
+// The Level Zero backend on a simulated driver (fake_ze.hpp): device selection, capabilities,
+// the order work is queued in, and launches whose OpenCL C runs on PoCL, checked against
+// hand-written loops.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "codegen/cfamily/emitter.hpp"
+#include "ir/ir.hpp"
+#include "runtime/level_zero/level_zero_backend.hpp"
+#include "runtime/level_zero/module.hpp"
+#include "runtime/opencl/runner.hpp"
+#include "unit/level_zero/fake_ze.hpp"
+
+namespace tack::level_zero_test {
+namespace {
+
+namespace l0 = runtime::level_zero;
+using namespace tack::ir;
+
+std::shared_ptr<l0::LevelZeroBackend> make_backend() {
+    const l0::ZeApi& api = fake_api();
+    auto handles = l0::open_device(api, std::nullopt);
+    return std::make_shared<l0::LevelZeroBackend>(api, handles, l0::query_device(api, handles));
+}
+
+// saxpy(x, y, a): y[i] = a * x[i] + y[i] over range(n).
+ir::Kernel saxpy() {
+    ir::Kernel k;
+    k.name = "saxpy";
+    auto array = [&](const char* name, int id) {
+        auto b = std::make_shared<ir::Buffer>();
+        b->name = name;
+        b->elem = DType::f32;
+        b->rank = 1;
+        b->kind = BufferKind::Param;
+        b->param_index = static_cast<int>(k.params.size());
+        b->id = id;
+        k.params.push_back({name, nullptr, b});
+        return b;
+    };
+    auto x = array("x", 0);
+    auto y = array("y", 1);
+    auto a = std::make_shared<Var>(Var{"a", DType::f32, 2, {}});
+    k.params.push_back({"a", a, nullptr});
+    auto i = std::make_shared<Var>(Var{"i", DType::i64, 3, {}});
+    k.dims.push_back({i, IntImm::make_i64(0), IntImm::make_i64(0), IntImm::make_i64(1)});
+    auto ax = Binary::make(BinaryOp::Mul, VarRef::make(a), Load::make(x, VarRef::make(i)));
+    auto sum = Binary::make(BinaryOp::Add, ax, Load::make(y, VarRef::make(i)));
+    k.body = {Store::make(y, VarRef::make(i), sum)};
+    return k;
+}
+
+std::vector<uint8_t> source_artifact(const ir::Kernel& k) {
+    std::string src = codegen::cfamily::generate(k, codegen::cfamily::opencl_dialect()).source;
+    std::vector<uint8_t> bytes(src.begin(), src.end());
+    return l0::encode_artifact({bytes, bytes});
+}
+
+bool opencl_available(std::string* why) {
+    return runtime::opencl::ClRunner::create(why) != nullptr;
+}
+
+class LevelZeroFake : public ::testing::Test {
+  protected:
+    void SetUp() override { reset_fake(); }
+    void TearDown() override { reset_fake(); }
+};
+
+TEST_F(LevelZeroFake, PicksTheComputeGroupAndReadsTheDevice) {
+    const l0::ZeApi& api = fake_api();
+    auto h = l0::open_device(api, std::nullopt);
+    EXPECT_FALSE(h.external);
+    auto info = l0::query_device(api, h);
+    EXPECT_EQ(info.name, "Fake Xe");
+    EXPECT_EQ(info.device_id, 0x0bd5u);
+    EXPECT_EQ(info.compute_ordinal, 1u);
+    EXPECT_EQ(info.max_fill_pattern, 128u);
+    EXPECT_TRUE(info.host_sync);
+    EXPECT_TRUE(info.defer_free);
+    EXPECT_EQ(info.max_group_count_x, 65535u);
+}
+
+TEST_F(LevelZeroFake, AdoptsAnExternalContext) {
+    int d, v, c;
+    auto h = l0::open_device(fake_api(), l0::ExternalContext{&d, &v, &c});
+    EXPECT_TRUE(h.external);
+    EXPECT_EQ(static_cast<void*>(h.driver), &d);
+    EXPECT_EQ(static_cast<void*>(h.device), &v);
+    EXPECT_EQ(static_cast<void*>(h.context), &c);
+}
+
+TEST_F(LevelZeroFake, Capabilities) {
+    auto b = make_backend();
+    EXPECT_EQ(b->name(), "level_zero");
+    EXPECT_EQ(b->display_name(), "Level Zero");
+    EXPECT_TRUE(b->supports_f64());
+    EXPECT_EQ(b->supported_dtypes(), DTypeSet::all());
+    EXPECT_EQ(b->supported_atomic_dtypes(), (DTypeSet{DType::i32, DType::u32, DType::f32}));
+    EXPECT_TRUE(b->supports_device_reductions());
+    EXPECT_TRUE(b->supports_workgroups());
+    EXPECT_EQ(b->device_memory_spaces(), std::vector<std::string>{"level_zero"});
+    EXPECT_EQ(b->cache_target()->rfind("level_zero;Fake Xe;id=0xbd5;", 0), 0u);
+    EXPECT_EQ(fake().log.front(), "list ordinal=1 async");
+
+    reset_fake();
+    fake().fp64 = false;
+    auto no_f64 = make_backend();
+    EXPECT_FALSE(no_f64->supports_f64());
+    EXPECT_EQ(no_f64->supported_dtypes(), DTypeSet::all().without(DType::f64));
+}
+
+TEST_F(LevelZeroFake, WithoutHostSynchronizeTheListIsSynchronous) {
+    fake().host_sync = false;
+    auto b = make_backend();
+    EXPECT_FALSE(b->info().host_sync);
+    EXPECT_EQ(fake().log.front(), "list ordinal=1 sync");
+    auto buf = b->allocate_array(8);
+    std::size_t mark = fake().log.size();
+    uint64_t v = 0;
+    buf->read(0, &v, 8);
+    EXPECT_EQ(log_since(mark), "copy");  // a synchronous append has completed: no marker
+    EXPECT_EQ(v, 0u);
+}
+
+TEST_F(LevelZeroFake, MemoryIsZeroFilledOrderedAndFreedDeferred) {
+    auto b = make_backend();
+    std::size_t mark = fake().log.size();
+    auto buf = b->allocate_array(10 * sizeof(int32_t));
+    EXPECT_EQ(log_since(mark), "fill barrier");
+    EXPECT_EQ(buf->host_ptr(), nullptr);
+    std::vector<int32_t> got(10, -1);
+    buf->read(0, got.data(), 40);
+    EXPECT_EQ(got, std::vector<int32_t>(10, 0));
+
+    std::vector<int32_t> in = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    mark = fake().log.size();
+    buf->write(0, in.data(), 40);
+    in[0] = 99;  // the queued copy read a private snapshot
+    EXPECT_EQ(log_since(mark), "copy barrier");
+    mark = fake().log.size();
+    buf->read(4, got.data(), 8);
+    EXPECT_EQ(log_since(mark), "copy barrier+signal wait-event");
+    EXPECT_EQ(got[0], 2);
+    EXPECT_EQ(got[1], 3);
+
+    float pattern = 1.5f;
+    ASSERT_TRUE(b->fill_array(*buf, &pattern, 4, 10));
+    std::vector<float> f(10);
+    buf->read(0, f.data(), 40);
+    EXPECT_EQ(f, std::vector<float>(10, 1.5f));
+    const char odd[3] = {1, 2, 3};
+    EXPECT_FALSE(b->fill_array(*buf, odd, 3, 2));  // not a power of two: written through
+
+    mark = fake().log.size();
+    buf.reset();
+    EXPECT_EQ(log_since(mark), "free-deferred");
+    EXPECT_TRUE(fake().device.empty());
+}
+
+TEST_F(LevelZeroFake, WrappedMemoryIsNeverFreed) {
+    auto b = make_backend();
+    std::vector<uint8_t> other(64);
+    auto buf = b->wrap_ptr(other.data(), other.size());
+    EXPECT_FALSE(buf->owned());
+    std::size_t mark = fake().log.size();
+    buf.reset();
+    EXPECT_EQ(log_since(mark), "");
+}
+
+struct Saxpy {
+    std::shared_ptr<l0::LevelZeroBackend> b;
+    std::shared_ptr<runtime::Buffer> x, y;
+    std::shared_ptr<const runtime::Variant> v;
+};
+
+Saxpy load_saxpy(std::size_t n) {
+    Saxpy s;
+    s.b = make_backend();
+    ir::Kernel k = saxpy();
+    s.v = s.b->load_variant(source_artifact(k), k, {});
+    s.x = s.b->allocate_array(n * 4);
+    s.y = s.b->allocate_array(n * 4);
+    return s;
+}
+
+void run(Saxpy& s, float a, int64_t n) {
+    uint32_t bits;
+    std::memcpy(&bits, &a, 4);
+    uint64_t slots[] = {s.x->address(), s.y->address(), bits};
+    s.b->execute(*s.v, slots, n);
+}
+
+TEST_F(LevelZeroFake, LaunchRunsTheKernelInOrder) {
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    const std::size_t n = 1000;
+    Saxpy s = load_saxpy(n);
+    ASSERT_NE(s.v, nullptr);
+    EXPECT_EQ(fake().module_formats, std::vector<std::string>{"native"});
+    std::vector<float> x(n), y(n), want(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        x[i] = static_cast<float>(i) * 0.5f;
+        y[i] = 3.0f - static_cast<float>(i % 7);
+    }
+    s.x->write(0, x.data(), n * 4);
+    s.y->write(0, y.data(), n * 4);
+    std::size_t mark = fake().log.size();
+    run(s, 2.25f, n);
+    EXPECT_EQ(fake().launch_error, "");
+    // The scalar pack's upload, then ceil(1000 / 256) groups, each op behind a barrier.
+    EXPECT_EQ(log_since(mark), "copy barrier launch 4 barrier");
+    run(s, -1.0f, n);  // a second launch with its own scalar
+    std::vector<float> got(n);
+    s.y->read(0, got.data(), n * 4);
+    for (std::size_t i = 0; i < n; ++i)
+        want[i] = -1.0f * x[i] + (2.25f * x[i] + y[i]);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(s.b->variant_artifact(*s.v), source_artifact(saxpy()));
+}
+
+TEST_F(LevelZeroFake, RefusedNativeBinaryLoadsFromSpirv) {
+    fake().refuse_native = true;
+    Saxpy s = load_saxpy(4);
+    ASSERT_NE(s.v, nullptr);
+    EXPECT_EQ(fake().module_formats, (std::vector<std::string>{"native", "spirv"}));
+    EXPECT_EQ(s.b->native_refused(), 1u);
+}
+
+TEST_F(LevelZeroFake, ForeignArtifactIsAMiss) {
+    auto b = make_backend();
+    std::vector<uint8_t> junk = {1, 2, 3};
+    EXPECT_EQ(b->load_variant(junk, saxpy(), {}), nullptr);
+}
+
+TEST_F(LevelZeroFake, LaunchPastTheDeviceLimitIsRefused) {
+    fake().max_group_count_x = 2;  // 2 groups of 256
+    Saxpy s = load_saxpy(4);
+    std::size_t mark = fake().log.size();
+    try {
+        run(s, 1.0f, 513);
+        FAIL() << "launch of 513 iterations accepted";
+    } catch (const tack::ValueError& e) {
+        EXPECT_STREQ(e.what(),
+                     "Kernel 'saxpy': 513 iterations exceed the 512 that one Level Zero launch "
+                     "can index; split the work across several launches.");
+    }
+    EXPECT_EQ(log_since(mark), "");  // nothing was queued
+}
+
+TEST_F(LevelZeroFake, SmallDeviceGroupsAreUsed) {
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    fake().max_group_size_x = 64;
+    Saxpy s = load_saxpy(100);
+    std::vector<float> x(100, 2.0f);
+    s.x->write(0, x.data(), 400);
+    std::size_t mark = fake().log.size();
+    run(s, 3.0f, 100);
+    EXPECT_EQ(fake().launch_error, "");
+    EXPECT_EQ(log_since(mark), "copy barrier launch 2 barrier");
+    std::vector<float> got(100);
+    s.y->read(0, got.data(), 400);
+    EXPECT_EQ(got, std::vector<float>(100, 6.0f));
+}
+
+}  // namespace
+}  // namespace tack::level_zero_test

@@ -1,0 +1,292 @@
+#include "unit/level_zero/fake_ze.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "runtime/opencl/runner.hpp"
+
+namespace tack::level_zero_test {
+
+namespace {
+
+FakeZe g_fake;
+
+struct FakeModule {
+    std::string source;
+};
+struct FakeKernel {
+    std::string source, entry;
+    std::map<uint32_t, std::vector<uint8_t>> args;
+    uint32_t group = 0;
+};
+
+// Distinct non-null handles.
+int g_driver, g_device, g_context, g_list, g_pool, g_events[256];
+
+template <class H>
+H handle(int& object) {
+    return reinterpret_cast<H>(&object);
+}
+
+ze_result_t ok() {
+    return ZE_RESULT_SUCCESS;
+}
+
+runtime::opencl::ClRunner* runner(std::string* why) {
+    static std::string error;
+    static std::unique_ptr<runtime::opencl::ClRunner> r = runtime::opencl::ClRunner::create(&error);
+    if (!r) *why = error;
+    return r.get();
+}
+
+void run_kernel(FakeKernel& k, uint32_t groups) {
+    std::string why;
+    auto* cl = runner(&why);
+    if (!cl) {
+        g_fake.launch_error = "OpenCL unavailable: " + why;
+        return;
+    }
+    std::vector<runtime::opencl::ClArg> args;
+    for (auto& [index, bytes] : k.args) {
+        void* ptr = nullptr;
+        if (bytes.size() == sizeof(void*)) std::memcpy(&ptr, bytes.data(), sizeof ptr);
+        auto it = g_fake.device.find(ptr);
+        if (it != g_fake.device.end())
+            args.push_back(runtime::opencl::ClArg::buffer(ptr, it->second));
+        else
+            args.push_back(runtime::opencl::ClArg::value(bytes.data(), bytes.size()));
+    }
+    g_fake.launch_error = cl->run(k.source, k.entry, args, uint64_t(groups) * k.group, k.group);
+}
+
+#define FAKE(name) ze_result_t name
+FAKE(init)(ze_init_flags_t) {
+    return ok();
+}
+FAKE(driver_get)(uint32_t* n, ze_driver_handle_t* d) {
+    if (d) d[0] = handle<ze_driver_handle_t>(g_driver);
+    *n = 1;
+    return ok();
+}
+FAKE(driver_props)(ze_driver_handle_t, ze_driver_properties_t* p) {
+    p->driverVersion = 0x01030000;
+    return ok();
+}
+FAKE(api_version)(ze_driver_handle_t, ze_api_version_t* v) {
+    *v = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 6));
+    return ok();
+}
+FAKE(extensions)(ze_driver_handle_t, uint32_t* n, ze_driver_extension_properties_t* p) {
+    if (p) std::strcpy(p[0].name, "ZE_extension_memory_free_policies");
+    *n = 1;
+    return ok();
+}
+FAKE(device_get)(ze_driver_handle_t, uint32_t* n, ze_device_handle_t* d) {
+    if (d) d[0] = handle<ze_device_handle_t>(g_device);
+    *n = 1;
+    return ok();
+}
+FAKE(device_props)(ze_device_handle_t, ze_device_properties_t* p) {
+    p->type = ZE_DEVICE_TYPE_GPU;
+    p->deviceId = 0x0bd5;
+    std::strcpy(p->name, "Fake Xe");
+    return ok();
+}
+FAKE(compute_props)(ze_device_handle_t, ze_device_compute_properties_t* p) {
+    p->maxGroupSizeX = g_fake.max_group_size_x;
+    p->maxTotalGroupSize = g_fake.max_total_group_size;
+    p->maxGroupCountX = g_fake.max_group_count_x;
+    return ok();
+}
+FAKE(module_props)(ze_device_handle_t, ze_device_module_properties_t* p) {
+    p->fp64flags = g_fake.fp64 ? ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST : 0;
+    return ok();
+}
+FAKE(image_props)(ze_device_handle_t, ze_device_image_properties_t* p) {
+    p->maxImageDims3D = 2048;
+    p->maxSamplers = 16;
+    return ok();
+}
+// Group 0 copies only; group 1 computes (the backend must pick ordinal 1).
+FAKE(queue_groups)(ze_device_handle_t, uint32_t* n, ze_command_queue_group_properties_t* p) {
+    if (p) {
+        p[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+        p[0].maxMemoryFillPatternSize = 4;
+        p[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE;
+        p[1].maxMemoryFillPatternSize = 128;
+    }
+    *n = 2;
+    return ok();
+}
+FAKE(context_create)(ze_driver_handle_t, const ze_context_desc_t*, ze_context_handle_t* c) {
+    *c = handle<ze_context_handle_t>(g_context);
+    return ok();
+}
+FAKE(list_create)
+(ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t* d,
+ ze_command_list_handle_t* l) {
+    g_fake.log.push_back("list ordinal=" + std::to_string(d->ordinal) +
+                         (d->mode == ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ? " async" : " sync"));
+    *l = handle<ze_command_list_handle_t>(g_list);
+    return ok();
+}
+FAKE(barrier)(ze_command_list_handle_t, ze_event_handle_t e, uint32_t, ze_event_handle_t*) {
+    g_fake.log.push_back(e ? "barrier+signal" : "barrier");
+    return ok();
+}
+FAKE(copy)
+(ze_command_list_handle_t, void* dst, const void* src, size_t n, ze_event_handle_t, uint32_t,
+ ze_event_handle_t*) {
+    std::memcpy(dst, src, n);
+    g_fake.log.push_back("copy");
+    return ok();
+}
+FAKE(fill)
+(ze_command_list_handle_t, void* dst, const void* pattern, size_t size, size_t n, ze_event_handle_t,
+ uint32_t, ze_event_handle_t*) {
+    for (size_t i = 0; i < n; i += size)
+        std::memcpy(static_cast<char*>(dst) + i, pattern, size);
+    g_fake.log.push_back("fill");
+    return ok();
+}
+FAKE(launch)
+(ze_command_list_handle_t, ze_kernel_handle_t k, const ze_group_count_t* g, ze_event_handle_t,
+ uint32_t, ze_event_handle_t*) {
+    g_fake.log.push_back("launch " + std::to_string(g->groupCountX));
+    run_kernel(*reinterpret_cast<FakeKernel*>(k), g->groupCountX);
+    return ok();
+}
+FAKE(pool_create)
+(ze_context_handle_t, const ze_event_pool_desc_t*, uint32_t, ze_device_handle_t*,
+ ze_event_pool_handle_t* p) {
+    *p = handle<ze_event_pool_handle_t>(g_pool);
+    return ok();
+}
+FAKE(event_create)(ze_event_pool_handle_t, const ze_event_desc_t* d, ze_event_handle_t* e) {
+    *e = handle<ze_event_handle_t>(g_events[d->index]);
+    return ok();
+}
+FAKE(event_sync)(ze_event_handle_t, uint64_t) {
+    g_fake.log.push_back("wait-event");
+    return ok();
+}
+FAKE(event_reset)(ze_event_handle_t) {
+    return ok();
+}
+FAKE(alloc_device)
+(ze_context_handle_t, const ze_device_mem_alloc_desc_t*, size_t n, size_t, ze_device_handle_t,
+ void** p) {
+    *p = std::malloc(n);
+    std::memset(*p, 0xAB, n);  // garbage, so a missing zero fill shows
+    g_fake.device[*p] = n;
+    return ok();
+}
+FAKE(alloc_host)(ze_context_handle_t, const ze_host_mem_alloc_desc_t*, size_t n, size_t, void** p) {
+    *p = std::malloc(n);
+    return ok();
+}
+FAKE(mem_free)(ze_context_handle_t, void* p) {
+    if (g_fake.device.erase(p)) g_fake.log.push_back("free");
+    std::free(p);
+    return ok();
+}
+FAKE(mem_free_ext)(ze_context_handle_t, const ze_memory_free_ext_desc_t* d, void* p) {
+    bool deferred = d->freePolicy == ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+    g_fake.log.push_back(deferred ? "free-deferred" : "free-ext");
+    g_fake.device.erase(p);
+    std::free(p);
+    return ok();
+}
+FAKE(module_create)
+(ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t* d, ze_module_handle_t* m,
+ ze_module_build_log_handle_t* log) {
+    if (log) *log = nullptr;
+    bool native = d->format == ZE_MODULE_FORMAT_NATIVE;
+    g_fake.module_formats.push_back(native ? "native" : "spirv");
+    if (native && g_fake.refuse_native) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+    auto* module =
+        new FakeModule{std::string(reinterpret_cast<const char*>(d->pInputModule), d->inputSize)};
+    *m = reinterpret_cast<ze_module_handle_t>(module);
+    return ok();
+}
+FAKE(module_destroy)(ze_module_handle_t m) {
+    delete reinterpret_cast<FakeModule*>(m);
+    return ok();
+}
+FAKE(log_string)(ze_module_build_log_handle_t, size_t* n, char*) {
+    *n = 0;
+    return ok();
+}
+FAKE(log_destroy)(ze_module_build_log_handle_t) {
+    return ok();
+}
+FAKE(native_binary)(ze_module_handle_t m, size_t* n, uint8_t* out) {
+    const std::string& s = reinterpret_cast<FakeModule*>(m)->source;
+    if (out) std::memcpy(out, s.data(), s.size());
+    *n = s.size();
+    return ok();
+}
+FAKE(kernel_create)(ze_module_handle_t m, const ze_kernel_desc_t* d, ze_kernel_handle_t* k) {
+    auto* kernel = new FakeKernel{reinterpret_cast<FakeModule*>(m)->source, d->pKernelName};
+    *k = reinterpret_cast<ze_kernel_handle_t>(kernel);
+    return ok();
+}
+FAKE(group_size)(ze_kernel_handle_t k, uint32_t x, uint32_t, uint32_t) {
+    reinterpret_cast<FakeKernel*>(k)->group = x;
+    return ok();
+}
+FAKE(set_arg)(ze_kernel_handle_t k, uint32_t index, size_t size, const void* value) {
+    const auto* p = static_cast<const uint8_t*>(value);
+    reinterpret_cast<FakeKernel*>(k)->args[index].assign(p, p + size);
+    return ok();
+}
+FAKE(host_sync)(ze_command_list_handle_t, uint64_t) {
+    g_fake.log.push_back("sync");
+    return ok();
+}
+#undef FAKE
+
+}  // namespace
+
+FakeZe& fake() {
+    return g_fake;
+}
+
+void reset_fake() {
+    for (auto& [p, n] : g_fake.device)
+        std::free(p);
+    g_fake = FakeZe{};
+}
+
+const runtime::level_zero::ZeApi& fake_api() {
+    static runtime::level_zero::ZeApi api;
+    api = runtime::level_zero::ZeApi{init,           driver_get,
+                                     driver_props,   api_version,
+                                     extensions,     device_get,
+                                     device_props,   compute_props,
+                                     module_props,   image_props,
+                                     queue_groups,   context_create,
+                                     list_create,    barrier,
+                                     copy,           fill,
+                                     launch,         pool_create,
+                                     event_create,   event_sync,
+                                     event_reset,    alloc_device,
+                                     alloc_host,     mem_free,
+                                     mem_free_ext,   module_create,
+                                     module_destroy, log_string,
+                                     log_destroy,    native_binary,
+                                     kernel_create,  group_size,
+                                     set_arg,        g_fake.host_sync ? host_sync : nullptr,
+                                     "fake"};
+    return api;
+}
+
+std::string log_since(std::size_t from) {
+    std::string out;
+    for (std::size_t i = from; i < g_fake.log.size(); ++i)
+        out += (out.empty() ? "" : " ") + g_fake.log[i];
+    return out;
+}
+
+}  // namespace tack::level_zero_test
