@@ -12,13 +12,15 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE := 5G
 
-.PHONY: setup configure build demo test unit golden format-check asan fuzz bench install clean
+.PHONY: setup configure build demo test unit golden python format-check asan fuzz bench install clean
 
 setup:
 	@scripts/setup.sh
 
+PYTHON_FLAGS = -DTACK_PYTHON=ON -DPython_EXECUTABLE=$(CURDIR)/.venv/bin/python
+
 configure: setup
-	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja $(PYTHON_FLAGS) $(CMAKE_FLAGS)
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -29,8 +31,13 @@ demo: build
 format-check: setup
 	@scripts/format.sh --check
 
+# Tests use a cache directory of their own so they neither read nor fill the user's cache.
 unit: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+	@rm -rf $(BUILD)/test-cache
+	@cd $(BUILD) && TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache ctest --output-on-failure -j $(JOBS) -L unit
+
+python: build
+	@TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache scripts/python_test.sh $(BUILD)
 
 golden: build
 	@scripts/golden.sh $(BUILD)/tools/tackc/tackc
@@ -38,12 +45,13 @@ golden: build
 asan: setup
 	@[ -f $(ASAN_BUILD)/build.ninja ] || cmake -S . -B $(ASAN_BUILD) -G Ninja -DTACK_SANITIZE=ON $(CMAKE_FLAGS)
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -L unit
+	@rm -rf $(ASAN_BUILD)/test-cache
+	@cd $(ASAN_BUILD) && TACK_CACHE_DIR=$(CURDIR)/$(ASAN_BUILD)/test-cache ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -L unit
 
 fuzz: setup
 	@scripts/fuzz.sh $(FUZZ_BUILD) 60
 
-test: format-check build unit golden asan fuzz
+test: format-check build unit golden python asan fuzz
 	@echo "make test: all checks passed"
 
 bench: build

@@ -22,7 +22,9 @@ namespace {
 std::string kernel_text(int n) {
     std::string k = std::to_string(n);
     return "@tack.kernel\n"
-           "def smooth_" + k + "(u, out, alpha, steps):\n"
+           "def smooth_" +
+           k +
+           "(u, out, alpha, steps):\n"
            "    \"\"\"Weighted smoothing with a clamp.\"\"\"\n"
            "    w = alpha * 0.25\n"
            "    for i, j in tack.ndrange((1, u.shape[0] - 1), (1, u.shape[1] - 1)):\n"
@@ -34,7 +36,9 @@ std::string kernel_text(int n) {
            "            if acc > 10.0:\n"
            "                acc = 10.0\n"
            "                break\n"
-           "        v = c + helper_" + k + "(acc, 0.5)\n"
+           "        v = c + helper_" +
+           k +
+           "(acc, 0.5)\n"
            "        if v < 0.0:\n"
            "            v = -v\n"
            "        elif v > 100.0:\n"
@@ -42,7 +46,9 @@ std::string kernel_text(int n) {
            "        out[i, j] = sqrt(v) if v > 1.0 else v\n"
            "\n\n"
            "@tack.func\n"
-           "def helper_" + k + "(x, s):\n"
+           "def helper_" +
+           k +
+           "(x, s):\n"
            "    return x * s + min(x, s)\n\n\n";
 }
 
@@ -51,9 +57,12 @@ std::string kernel_text(int n) {
 int main() {
     constexpr int kKernels = 200;
     std::string text = "import tack\n\n\n";
-    for (int i = 0; i < kKernels; ++i) text += kernel_text(i);
-    const std::vector<sema::ArgType> args = {
-        {true, DType::f32, 2}, {true, DType::f32, 2}, {false, DType::f32, 0}, {false, DType::i32, 0}};
+    for (int i = 0; i < kKernels; ++i)
+        text += kernel_text(i);
+    const std::vector<sema::ArgType> args = {{true, DType::f32, 2},
+                                             {true, DType::f32, 2},
+                                             {false, DType::f32, 0},
+                                             {false, DType::i32, 0}};
 
     std::vector<double> runs;
     for (int rep = 0; rep < 7; ++rep) {
@@ -74,8 +83,10 @@ int main() {
     }
     std::sort(runs.begin(), runs.end());
     double median = runs[runs.size() / 2];
-    std::printf("frontend: %d kernels (+%d funcs) parse+validate+lower+optimize\n", kKernels, kKernels);
-    std::printf("frontend: median %.2f ms total, %.1f us per kernel, %.0f kernels/s (target < 200 us)\n",
-                median * 1e3, median * 1e6 / kKernels, kKernels / median);
+    std::printf("frontend: %d kernels (+%d funcs) parse+validate+lower+optimize\n", kKernels,
+                kKernels);
+    std::printf(
+        "frontend: median %.2f ms total, %.1f us per kernel, %.0f kernels/s (target < 200 us)\n",
+        median * 1e3, median * 1e6 / kKernels, kKernels / median);
     return 0;
 }

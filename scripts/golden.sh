@@ -35,7 +35,8 @@ for f in tests/golden/accept/*.py; do
   done < <(grep '^# inspect: ' "$f")
   exp="${f%.py}.ir"
   if [ "$UPDATE" = "--update" ]; then printf '%s' "$actual" > "$exp"; continue; fi
-  if [ ! -f "$exp" ] || [ "$actual" != "$(cat "$exp")" ]; then
+  # Command substitution drops trailing newlines on both sides alike.
+  if [ ! -f "$exp" ] || [ "$(printf '%s' "$actual")" != "$(cat "$exp")" ]; then
     echo "FAIL $f: IR differs"; diff <(printf '%s' "$actual") "$exp" | head -20; fail=$((fail + 1))
   fi
 done

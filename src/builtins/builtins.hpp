@@ -27,10 +27,10 @@ struct Builtin {
     std::string_view name;  // canonical: "sqrt", "atomic_add", "f32", "ndrange"
     Category category;
     int min_args;
-    int max_args;             // -1: unbounded
-    bool statement_ok;        // may be used as an expression statement
-    bool value_ok;            // may be used as a value (atomics: DECISIONS G6 says yes)
-    bool needs_workgroups;    // rejected on backends without supports_workgroups (CONTRACT D11)
+    int max_args;               // -1: unbounded
+    bool statement_ok;          // may be used as an expression statement
+    bool value_ok;              // may be used as a value (atomics: DECISIONS G6 says yes)
+    bool needs_workgroups;      // rejected on backends without supports_workgroups (CONTRACT D11)
     bool allowed_outside_loop;  // may appear before the parallel loop (CONTRACT A12)
 };
 

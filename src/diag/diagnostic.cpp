@@ -12,8 +12,12 @@ const char* error_kind_name(ErrorKind kind) {
     return kNames[static_cast<int>(kind)];
 }
 
-int Diagnostic::line() const { return file ? file->line_of(range.begin) : 0; }
-int Diagnostic::column() const { return file ? file->column_of(range.begin) : 0; }
+int Diagnostic::line() const {
+    return file ? file->line_of(range.begin) : 0;
+}
+int Diagnostic::column() const {
+    return file ? file->column_of(range.begin) : 0;
+}
 
 std::string at_position(const SourceFile& file, SourceRange range) {
     return "at line " + std::to_string(file.line_of(range.begin)) + ", column " +
@@ -44,9 +48,8 @@ std::string caret_line(const SourceFile& file, SourceRange range, int local_line
 
 std::string Diagnostic::render() const {
     if (!file) return std::string(error_kind_name(kind)) + ": " + message + "\n";
-    std::string out = file->path() + ":" + std::to_string(line()) + ":" +
-                      std::to_string(column()) + ": " + error_kind_name(kind) + ": " + message +
-                      "\n";
+    std::string out = file->path() + ":" + std::to_string(line()) + ":" + std::to_string(column()) +
+                      ": " + error_kind_name(kind) + ": " + message + "\n";
     int local_line = file->local_line_of(range.begin);
     std::string indent(static_cast<size_t>(file->col_offset()), ' ');
     out += "    " + indent + std::string(file->line_text(local_line)) + "\n";

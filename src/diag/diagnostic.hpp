@@ -14,12 +14,12 @@ namespace tack::diag {
 /// Which exception a diagnostic becomes (CONTRACT C28). Kept in one place so the C++ API and the
 /// Python bindings agree.
 enum class ErrorKind {
-    SyntaxError,       // text that is not Python at all
-    UnsupportedSyntax, // valid Python the kernel language rejects (UnsupportedSyntaxError)
+    SyntaxError,        // text that is not Python at all
+    UnsupportedSyntax,  // valid Python the kernel language rejects (UnsupportedSyntaxError)
     NameError,
     TypeError,
     ValueError,
-    NotImplemented,    // e.g. workgroup primitives on the CPU
+    NotImplemented,  // e.g. workgroup primitives on the CPU
     Runtime,
 };
 
@@ -27,8 +27,9 @@ const char* error_kind_name(ErrorKind kind);
 
 struct Diagnostic {
     ErrorKind kind = ErrorKind::UnsupportedSyntax;
-    std::string message;  // complete message, e.g. "Kernel 'k': unsupported Assert at line 4, column 9"
-    SourceFilePtr file;   // may be null for errors with no source position
+    std::string
+        message;  // complete message, e.g. "Kernel 'k': unsupported Assert at line 4, column 9"
+    SourceFilePtr file;  // may be null for errors with no source position
     SourceRange range;
 
     int line() const;    // absolute 1-based line, 0 when unknown
@@ -45,7 +46,8 @@ std::string at_position(const SourceFile& file, SourceRange range);
 class CompileError : public std::runtime_error {
   public:
     explicit CompileError(std::vector<Diagnostic> diags);
-    explicit CompileError(Diagnostic diag) : CompileError(std::vector<Diagnostic>{std::move(diag)}) {}
+    explicit CompileError(Diagnostic diag)
+        : CompileError(std::vector<Diagnostic>{std::move(diag)}) {}
     const std::vector<Diagnostic>& diagnostics() const { return diags_; }
     const Diagnostic& first() const { return diags_.front(); }
 
@@ -64,8 +66,8 @@ class InternalError : public std::logic_error {
     using std::logic_error::logic_error;
 };
 
-#define TACK_ASSERT(cond, msg)                                                                    \
-    do {                                                                                          \
+#define TACK_ASSERT(cond, msg)                                                                   \
+    do {                                                                                         \
         if (!(cond)) throw ::tack::diag::InternalError(std::string("internal error: ") + (msg)); \
     } while (0)
 

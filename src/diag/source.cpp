@@ -20,7 +20,9 @@ int SourceFile::local_line_of(uint32_t offset) const {
     return static_cast<int>(it - line_starts_.begin()) - 1;
 }
 
-int SourceFile::line_of(uint32_t offset) const { return local_line_of(offset) + 1 + line_offset_; }
+int SourceFile::line_of(uint32_t offset) const {
+    return local_line_of(offset) + 1 + line_offset_;
+}
 
 int SourceFile::column_of(uint32_t offset) const {
     int line = local_line_of(offset);
@@ -40,7 +42,8 @@ std::string_view SourceFile::line_text(int local_line) const {
     uint32_t end = local_line + 1 < static_cast<int>(line_starts_.size())
                        ? line_starts_[local_line + 1]
                        : static_cast<uint32_t>(text_.size());
-    while (end > start && (text_[end - 1] == '\n' || text_[end - 1] == '\r')) --end;
+    while (end > start && (text_[end - 1] == '\n' || text_[end - 1] == '\r'))
+        --end;
     return std::string_view(text_).substr(start, end - start);
 }
 

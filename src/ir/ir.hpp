@@ -138,13 +138,33 @@ enum class LogicalOp { And, Or };
 /// Pure math builtins that survive into the IR (the GLSL-style helpers are expanded by sema).
 /// Argument and result types are all the node's float type, except Abs which also takes ints.
 /// Round rounds halves to even (Python's round(); C rint, LLVM roundeven), result stays float.
-#define TACK_IR_MATH(X)                                                                        \
-    X(Sqrt, sqrt, 1)                                                                           \
-    X(Sin, sin, 1) X(Cos, cos, 1) X(Tan, tan, 1) X(Asin, asin, 1) X(Acos, acos, 1)             \
-        X(Atan, atan, 1) X(Atan2, atan2, 2) X(Sinh, sinh, 1) X(Cosh, cosh, 1) X(Tanh, tanh, 1) \
-            X(Exp, exp, 1) X(Exp2, exp2, 1) X(Log, log, 1) X(Log2, log2, 1) X(Log10, log10, 1) \
-                X(Floor, floor, 1) X(Ceil, ceil, 1) X(Trunc, trunc, 1) X(Round, round, 1)      \
-                    X(Abs, abs, 1) X(Pow, pow, 2) X(Fmod, fmod, 2) X(Copysign, copysign, 2)
+// clang-format off
+#define TACK_IR_MATH(X) \
+    X(Sqrt, sqrt, 1) \
+    X(Sin, sin, 1) \
+    X(Cos, cos, 1) \
+    X(Tan, tan, 1) \
+    X(Asin, asin, 1) \
+    X(Acos, acos, 1) \
+    X(Atan, atan, 1) \
+    X(Atan2, atan2, 2) \
+    X(Sinh, sinh, 1) \
+    X(Cosh, cosh, 1) \
+    X(Tanh, tanh, 1) \
+    X(Exp, exp, 1) \
+    X(Exp2, exp2, 1) \
+    X(Log, log, 1) \
+    X(Log2, log2, 1) \
+    X(Log10, log10, 1) \
+    X(Floor, floor, 1) \
+    X(Ceil, ceil, 1) \
+    X(Trunc, trunc, 1) \
+    X(Round, round, 1) \
+    X(Abs, abs, 1) \
+    X(Pow, pow, 2) \
+    X(Fmod, fmod, 2) \
+    X(Copysign, copysign, 2)
+// clang-format on
 
 enum class MathFn {
 #define TACK_X(e, n, a) e,

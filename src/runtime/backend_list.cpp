@@ -4,6 +4,7 @@
 // linked in.)
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
+#include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/registry.hpp"
 
 namespace tack::runtime {
@@ -12,6 +13,7 @@ std::span<const BackendEntry* const> backend_entries() {
     static const BackendEntry* const kEntries[] = {
         &cpu::backend_entry(),
         &level_zero::backend_entry(),
+        &opencl::backend_entry(),
     };
     return kEntries;
 }

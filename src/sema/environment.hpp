@@ -23,9 +23,9 @@ namespace tack::sema {
 struct Constant {
     enum class Kind { Int, Float };
     Kind kind = Kind::Int;
-    __int128 ival = 0;              // Int: the Python value (bool is 0/1)
-    double fval = 0;                // Float: the Python value
-    std::optional<DType> dtype;     // explicit dtype: acts as the literal under that cast
+    __int128 ival = 0;           // Int: the Python value (bool is 0/1)
+    double fval = 0;             // Float: the Python value
+    std::optional<DType> dtype;  // explicit dtype: acts as the literal under that cast
     static Constant integer(__int128 v, std::optional<DType> dt = std::nullopt);
     static Constant floating(double v, std::optional<DType> dt = std::nullopt);
 };
@@ -35,7 +35,7 @@ class Environment;
 /// A statically bound @tack.func: its definition and the namespace its body resolves in.
 struct FuncRef {
     const frontend::FunctionDef* def = nullptr;
-    diag::SourceFilePtr file;              // the file `def` was parsed from
+    diag::SourceFilePtr file;                // the file `def` was parsed from
     std::shared_ptr<const Environment> env;  // the callee's own namespace
     std::shared_ptr<const void> keep_alive;  // owns `def` (a parsed module)
     const void* identity() const { return def; }
@@ -74,7 +74,7 @@ class ModuleEnvironment : public Environment,
 
   private:
     std::shared_ptr<const frontend::Module> module_;
-    std::map<std::string, Constant> constants_;  // module constants (evaluated) + extras
+    std::map<std::string, Constant> constants_;         // module constants (evaluated) + extras
     std::map<std::string, std::string> bad_constants_;  // tack.constant names -> why unusable
 };
 

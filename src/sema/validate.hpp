@@ -81,5 +81,4 @@ void check_inlined_effects(const frontend::FunctionDef& kernel,
                            const std::vector<FuncRef>& calls_outside_loop,
                            std::vector<diag::Diagnostic>& out);
 
-
 }  // namespace tack::sema

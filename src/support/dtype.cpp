@@ -9,11 +9,10 @@ namespace tack {
 
 std::optional<DType> dtype_from_name(std::string_view name) {
     static constexpr std::pair<std::string_view, DType> kNames[] = {
-        {"i8", i8},         {"u8", u8},         {"i16", i16},       {"u16", u16},
-        {"i32", i32},       {"u32", u32},       {"i64", i64},       {"u64", u64},
-        {"f32", f32},       {"f64", f64},       {"int8", i8},       {"uint8", u8},
-        {"int16", i16},     {"uint16", u16},    {"int32", i32},     {"uint32", u32},
-        {"int64", i64},     {"uint64", u64},    {"float32", f32},   {"float64", f64},
+        {"i8", i8},      {"u8", u8},     {"i16", i16},    {"u16", u16},     {"i32", i32},
+        {"u32", u32},    {"i64", i64},   {"u64", u64},    {"f32", f32},     {"f64", f64},
+        {"int8", i8},    {"uint8", u8},  {"int16", i16},  {"uint16", u16},  {"int32", i32},
+        {"uint32", u32}, {"int64", i64}, {"uint64", u64}, {"float32", f32}, {"float64", f64},
     };
     for (const auto& [n, t] : kNames) {
         if (n == name) return t;

@@ -20,7 +20,8 @@ namespace {
 std::vector<sema::ArgType> signature(const frontend::FunctionDef& fn, bool arrays) {
     std::vector<sema::ArgType> args;
     for (size_t i = 0; i < fn.params.size(); ++i) {
-        args.push_back(arrays ? sema::ArgType{true, DType::f32, 1} : sema::ArgType{false, DType::f32, 0});
+        args.push_back(arrays ? sema::ArgType{true, DType::f32, 1}
+                              : sema::ArgType{false, DType::f32, 0});
     }
     return args;
 }
@@ -45,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     frontend::ParseResult parsed = frontend::parse_module(file);
     auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
     auto env = std::make_shared<sema::ModuleEnvironment>(module);
-    for (const auto& fn : module->functions) check_function(*fn, file, *env);
+    for (const auto& fn : module->functions)
+        check_function(*fn, file, *env);
     return 0;
 }

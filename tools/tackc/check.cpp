@@ -31,7 +31,8 @@ std::vector<diag::Diagnostic> check_file(const std::string& path) {
     auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
     auto env = std::make_shared<sema::ModuleEnvironment>(module);
     for (const auto& fn : module->functions) {
-        for (auto& d : sema::validate(*fn, file, *env)) diags.push_back(std::move(d));
+        for (auto& d : sema::validate(*fn, file, *env))
+            diags.push_back(std::move(d));
     }
     return diags;
 }

@@ -9,6 +9,8 @@ using Args = std::vector<std::string>;
 
 int cmd_check(const Args& args);
 int cmd_inspect(const Args& args);
+int cmd_cache(const Args& args);
+int cmd_devices(const Args& args);
 
 /// Reads a whole file; throws std::runtime_error naming the path on failure.
 std::string read_file(const std::string& path);

@@ -1,9 +1,12 @@
-// tackc inspect: the typed IR or generated code of one kernel variant.
+// tackc inspect: the typed IR or generated code of one kernel variant, for any target, with no
+// device present (CONTRACT C26; the C-family targets only generate source, never compile it).
 #include <cstdio>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
+#include "codegen/cfamily/emitter.hpp"
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "commands.hpp"
 #include "diag/diagnostic.hpp"
@@ -17,8 +20,36 @@ namespace tack::tackc {
 
 namespace {
 
+/// A target inspect can generate code for; `dialect` is empty for the CPU (LLVM IR).
+struct Target {
+    std::string_view name;
+    std::string_view dialect;
+};
+
+// Level Zero compiles OpenCL C to SPIR-V, so it shows the OpenCL dialect.
+// clang-format off
+constexpr Target kTargets[] = {
+    {"cpu", ""},
+    {"opencl", "opencl"},
+    {"cuda", "cuda"},
+    {"hip", "hip"},
+    {"level_zero", "opencl"},
+    {"metal", "metal"},
+};
+// clang-format on
+
+const Target& find_target(const std::string& name) {
+    for (const Target& t : kTargets) {
+        if (t.name == name) return t;
+    }
+    throw std::runtime_error("unknown target '" + name +
+                             "'. Use cpu, opencl, cuda, hip, level_zero or metal.");
+}
+
 struct InspectOptions {
     std::string path, kernel, args, mode = "ir", shapes;
+    const Target* target = &kTargets[0];
+    bool aliased = false;  // CPU: the variant for arrays that may overlap (no noalias)
 };
 
 InspectOptions parse_options(const Args& args) {
@@ -29,10 +60,20 @@ InspectOptions parse_options(const Args& args) {
             if (i + 1 >= args.size()) throw std::runtime_error(args[i] + " needs a value");
             return args[++i];
         };
-        if (args[i] == "--args") o.args = value();
-        else if (args[i] == "--mode") o.mode = value();
-        else if (args[i] == "--shapes") o.shapes = value();
-        else positional.push_back(args[i]);
+        if (args[i] == "--args")
+            o.args = value();
+        else if (args[i] == "--mode")
+            o.mode = value();
+        else if (args[i] == "--shapes")
+            o.shapes = value();
+        else if (args[i] == "--target")
+            o.target = &find_target(value());
+        else if (args[i] == "--aliased")
+            o.aliased = true;
+        else if (args[i].starts_with("--"))
+            throw std::runtime_error("unknown option " + args[i]);
+        else
+            positional.push_back(args[i]);
     }
     if (positional.size() != 2) throw std::runtime_error("expected FILE.py KERNEL");
     o.path = positional[0];
@@ -47,7 +88,8 @@ passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text) {
     for (std::string item; std::getline(ss, item, ';');) {
         std::vector<int64_t> dims;
         std::stringstream ds(item);
-        for (std::string d; std::getline(ds, d, ',');) dims.push_back(std::stoll(d));
+        for (std::string d; std::getline(ds, d, ',');)
+            dims.push_back(std::stoll(d));
         per_array.push_back(dims);
     }
     passes::ShapeValues shapes;
@@ -66,19 +108,36 @@ passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text) {
     return shapes;
 }
 
-std::string render(const InspectOptions& o, ir::Kernel k) {
-    if (o.mode == "ir") return ir::print(k);
-    if (o.mode != "source" && o.mode != "optimized")
+void check_mode(const InspectOptions& o) {
+    if (o.mode != "ir" && o.mode != "source" && o.mode != "optimized")
         throw std::runtime_error("Unknown inspect mode: '" + o.mode +
                                  "'. Use 'ir', 'source', or 'optimized'.");
+}
+
+std::string render(const InspectOptions& o, ir::Kernel k) {
+    if (o.mode == "ir") return ir::print(k);
     k = passes::optimize(passes::specialize_shapes(std::move(k), shape_values(k, o.shapes)));
-    return codegen::llvm_cpu::emit_llvm_ir(k, {}, o.mode == "optimized");
+    if (o.target->dialect.empty()) {
+        // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
+        codegen::llvm_cpu::CpuCodegenOptions opts{.noalias = !o.aliased};
+        return codegen::llvm_cpu::emit_llvm_ir(k, opts, o.mode == "optimized");
+    }
+    // After the kernel's checks, like tack.inspect (CONTRACT C26): generate() raises them.
+    const auto& dialect = codegen::cfamily::dialect(o.target->dialect);
+    std::string source = codegen::cfamily::emit(k, dialect);
+    if (o.mode == "optimized") {
+        throw std::runtime_error("inspect mode 'optimized' is CPU only: target '" +
+                                 std::string(o.target->name) + "' generates " +
+                                 std::string(dialect.display_name) + " source; use --mode source");
+    }
+    return source;
 }
 
 }  // namespace
 
 int cmd_inspect(const Args& args) {
     InspectOptions o = parse_options(args);
+    check_mode(o);
     auto file = std::make_shared<diag::SourceFile>(o.path, read_file(o.path));
     frontend::ParseResult parsed = frontend::parse_module(file);
     auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
@@ -86,7 +145,8 @@ int cmd_inspect(const Args& args) {
     std::vector<diag::Diagnostic> diags = std::move(parsed.errors);
     const frontend::FunctionDef* fn = module->find(o.kernel);
     if (fn) {
-        for (auto& d : sema::validate_with_callees(*fn, file, *env)) diags.push_back(std::move(d));
+        for (auto& d : sema::validate_with_callees(*fn, file, *env))
+            diags.push_back(std::move(d));
     }
     try {
         if (!diags.empty()) throw diag::CompileError(std::move(diags));
@@ -96,7 +156,8 @@ int cmd_inspect(const Args& args) {
         std::fputs(render(o, passes::optimize(std::move(k))).c_str(), stdout);
         return 0;
     } catch (const diag::CompileError& e) {
-        for (const auto& d : e.diagnostics()) std::fputs(d.render().c_str(), stdout);
+        for (const auto& d : e.diagnostics())
+            std::fputs(d.render().c_str(), stdout);
         return 1;
     }
 }

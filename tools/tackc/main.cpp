@@ -14,13 +14,28 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  check FILE.py...              report every diagnostic; exit 1 on error, 0 when clean\n"
-    "  inspect FILE.py KERNEL --args SIG [--mode ir|source|optimized] [--shapes SHAPES]\n"
+    "  inspect FILE.py KERNEL --args SIG [--target TARGET] [--mode ir|source|optimized]\n"
+    "          [--shapes SHAPES] [--aliased]\n"
     "                                print the typed IR or generated code of the variant the\n"
-    "                                signature selects. SIG: 'f32[:],f32[:,:],f32' (arrays as\n"
-    "                                dtype[:], dtype[:,:], ...; scalars as dtypes). SHAPES:\n"
-    "                                '64;32,32' extents per array argument (default 1024)\n"
+    "                                signature selects; no device is needed. SIG:\n"
+    "                                'f32[:],f32[:,:],f32' (arrays as dtype[:], dtype[:,:], ...;\n"
+    "                                scalars as dtypes). TARGET: cpu (default; LLVM IR), opencl,\n"
+    "                                cuda, hip, level_zero (OpenCL C) or metal (C-family source).\n"
+    "                                --mode ir: the typed IR; source: the generated code after\n"
+    "                                shape specialization; optimized: LLVM IR after O3 (cpu\n"
+    "                                only). SHAPES: '64;32,32' extents per array argument\n"
+    "                                (default 1024). --aliased: the cpu variant for overlapping\n"
+    "                                arrays (default: the disjoint, noalias one)\n"
+    "  cache info                    the disk cache: path, enabled or why not, entries, bytes\n"
+    "  cache clear                   remove every entry of the disk cache. The directory is\n"
+    "                                TACK_CACHE_DIR (default $XDG_CACHE_HOME/tack or\n"
+    "                                ~/.cache/tack; empty or 'off' disables the cache)\n"
+    "  devices                       every backend compiled in: its capabilities, or why it\n"
+    "                                cannot be opened here\n"
     "  --version                     print the version\n"
-    "  --help                        print this help\n";
+    "  --help                        print this help\n"
+    "\n"
+    "exit status: 0 success, 1 diagnostics in the kernel source, 2 usage or other errors\n";
 
 struct Command {
     std::string_view name;
@@ -30,6 +45,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"check", tack::tackc::cmd_check},
     {"inspect", tack::tackc::cmd_inspect},
+    {"cache", tack::tackc::cmd_cache},
+    {"devices", tack::tackc::cmd_devices},
 };
 
 }  // namespace

@@ -25,7 +25,15 @@ using cl_event = struct _cl_event*;
 
 inline constexpr cl_int CL_SUCCESS = 0;
 inline constexpr cl_bitfield CL_DEVICE_TYPE_ALL = 0xFFFFFFFF;
+inline constexpr cl_uint CL_PLATFORM_VERSION = 0x0901;
 inline constexpr cl_uint CL_PLATFORM_NAME = 0x0902;
+inline constexpr cl_uint CL_DEVICE_ADDRESS_BITS = 0x100D;
+inline constexpr cl_uint CL_DRIVER_VERSION = 0x102D;
+inline constexpr cl_uint CL_PROGRAM_BINARY_SIZES = 0x1165;
+inline constexpr cl_uint CL_PROGRAM_BINARIES = 0x1166;
+inline constexpr cl_uint CL_KERNEL_WORK_GROUP_SIZE = 0x11B0;
+inline constexpr cl_bitfield CL_MEM_USE_HOST_PTR = 1 << 3;
+inline constexpr cl_uint CL_FALSE = 0;
 inline constexpr cl_uint CL_DEVICE_MAX_WORK_GROUP_SIZE = 0x1004;
 inline constexpr cl_uint CL_DEVICE_LOCAL_MEM_SIZE = 0x1023;
 inline constexpr cl_uint CL_DEVICE_NAME = 0x102B;
@@ -68,7 +76,16 @@ inline constexpr cl_uint CL_TRUE = 1;
     X(clEnqueueNDRangeKernel, cl_int,                                                              \
       (cl_command_queue, cl_kernel, cl_uint, const size_t*, const size_t*, const size_t*, cl_uint, \
        const cl_event*, cl_event*))                                                                \
-    X(clFinish, cl_int, (cl_command_queue))
+    X(clFinish, cl_int, (cl_command_queue))                                                        \
+    X(clFlush, cl_int, (cl_command_queue))                                                         \
+    X(clCreateProgramWithBinary, cl_program,                                                       \
+      (cl_context, cl_uint, const cl_device_id*, const size_t*, const unsigned char**, cl_int*,    \
+       cl_int*))                                                                                   \
+    X(clGetProgramInfo, cl_int, (cl_program, cl_uint, size_t, void*, size_t*))                     \
+    X(clGetKernelWorkGroupInfo, cl_int, (cl_kernel, cl_device_id, cl_uint, size_t, void*, size_t*)) \
+    X(clEnqueueFillBuffer, cl_int,                                                                 \
+      (cl_command_queue, cl_mem, const void*, size_t, size_t, size_t, cl_uint, const cl_event*,    \
+       cl_event*))
 
 /// The loaded entry points. Loaded once per process; never unloaded.
 struct ClApi {

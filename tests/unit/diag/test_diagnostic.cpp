@@ -10,10 +10,11 @@ TEST(Diagnostic, RendersFileLineColumnAndCaret) {
                  file, SourceRange{14, 26}};
     EXPECT_EQ(d.line(), 2);
     EXPECT_EQ(d.column(), 5);
-    EXPECT_EQ(d.render(),
-              "k.py:2:5: UnsupportedSyntaxError: Kernel 'k': unsupported Assert at line 2, column 5\n"
-              "        assert x > 0\n"
-              "        ^~~~~~~~~~~~\n");
+    EXPECT_EQ(
+        d.render(),
+        "k.py:2:5: UnsupportedSyntaxError: Kernel 'k': unsupported Assert at line 2, column 5\n"
+        "        assert x > 0\n"
+        "        ^~~~~~~~~~~~\n");
 }
 
 TEST(Diagnostic, OffsetsMapDedentedSourceToTheUsersFile) {

@@ -43,9 +43,7 @@ TEST(LevelZeroLoader, DeviceFailsCleanlyWithoutDriver) {
             EXPECT_NE(msg.find("(is intel-level-zero-gpu / the Intel compute runtime installed?)"),
                       std::string::npos)
                 << msg;
-            EXPECT_NE(msg.find("[zeInit: ZE_RESULT_"),
-                      std::string::npos)
-                << msg;
+            EXPECT_NE(msg.find("[zeInit: ZE_RESULT_"), std::string::npos) << msg;
         } else {
             EXPECT_NE(msg.find("libze_loader.so.1 was not found"), std::string::npos) << msg;
         }

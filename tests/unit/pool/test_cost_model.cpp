@@ -105,9 +105,8 @@ TEST_P(EveryIndexOnce, AcrossSerialFanOutAndRechecks) {
                 << "round " << round << " index " << i;
         }
     }
-    // ~0.3 µs/element against a few-µs fan-out: the large ranges must have fanned out, which
-    // also ran the recheck slices at parallel dispatches 1, 2, 4, 8.
-    EXPECT_GT(model.parallel_dispatches(), 4u);
+    // Whether the large ranges fanned out depends on this machine's load (the decision is
+    // measured), so only correctness is asserted here, never the path taken.
     EXPECT_GT(model.serial_ns_per_elem(), 0.0);
     EXPECT_GE(model.call_overhead_ns(), 0.0);
     if (GetParam() == CpuPolicy::V1) {

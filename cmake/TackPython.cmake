@@ -1,0 +1,36 @@
+# The Python extension `tack._tack` (nanobind), built from the same tree as the C++ core.
+#
+# Two ways in: a development build (-DTACK_PYTHON=ON) copies the extension next to the pure-Python
+# package in python/tack/ so that PYTHONPATH=python works; scikit-build-core (`pip install .`)
+# installs it into the wheel's `tack` package (component tack_python, nothing else).
+include_guard(GLOBAL)
+
+find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
+if(NOT nanobind_DIR)
+  execute_process(
+    COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir
+    OUTPUT_STRIP_TRAILING_WHITESPACE OUTPUT_VARIABLE nanobind_ROOT
+    RESULT_VARIABLE nanobind_found)
+  if(NOT nanobind_found EQUAL 0)
+    message(FATAL_ERROR "TACK_PYTHON needs nanobind in ${Python_EXECUTABLE} (pip install nanobind)")
+  endif()
+endif()
+find_package(nanobind CONFIG REQUIRED)
+
+file(GLOB TACK_PYTHON_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/python/bindings/*.cpp")
+# NOMINSIZE: the binding call path is measured in microseconds; keep the project's -O2.
+nanobind_add_module(_tack NOMINSIZE ${TACK_PYTHON_SOURCES})
+target_link_libraries(_tack PRIVATE tack)
+target_include_directories(_tack PRIVATE "${PROJECT_SOURCE_DIR}/python/bindings")
+
+if(SKBUILD)
+  install(TARGETS _tack LIBRARY DESTINATION tack COMPONENT tack_python)
+else()
+  option(TACK_PYTHON_INPLACE "Copy the extension into python/tack for PYTHONPATH=python" ON)
+  if(TACK_PYTHON_INPLACE)
+    add_custom_command(TARGET _tack POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different $<TARGET_FILE:_tack>
+              "${PROJECT_SOURCE_DIR}/python/tack/$<TARGET_FILE_NAME:_tack>"
+      COMMENT "Copying the Python extension into python/tack")
+  endif()
+endif()

@@ -1,0 +1,122 @@
+#pragma once
+// Shared declarations of the nanobind extension `tack._tack`: one source file per bound area
+// (dtypes, errors, devices, fields, dlpack, environment, kernels), each with an init_* function
+// that module.cpp calls in order.
+//
+// The extension is thin: it converts Python values to the core's types and the core's errors
+// to Python exceptions. Compilation, dispatch and host operations are the C++ core's.
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diag/source.hpp"
+#include "frontend/ast.hpp"
+#include "sema/environment.hpp"
+#include "tack/tack.hpp"
+
+namespace nb = nanobind;
+
+namespace tack::python {
+
+// --- dtypes.cpp -------------------------------------------------------------------------------
+
+/// The Python object of a Tack dtype (`tack.f32`): one singleton per DType.
+struct PyDType {
+    DType dtype;
+};
+
+void init_dtypes(nb::module_& m);
+/// The singleton object for `t`.
+nb::handle dtype_object(DType t);
+/// A dtype argument: a tack dtype object, else AttributeError (CONTRACT C8).
+DType dtype_arg(nb::handle h);
+/// The NumPy spelling ("float32").
+const char* numpy_name(DType t);
+/// The Tack dtype of a NumPy dtype object or name; nullopt when it has none (float16, ...).
+std::optional<DType> dtype_from_numpy(nb::handle np_dtype);
+/// `numpy` (imported on first use so `import tack` stays cheap).
+nb::module_& numpy();
+
+/// A Python number as a Scalar: bool and int take i32/i64/u64 by value (CONTRACT B2, TypeError
+/// outside [-2^63, 2^64-1]); floats are f64. `what` names the value in errors. Returns false
+/// when `h` is not a number.
+bool scalar_from_python(nb::handle h, Scalar& out, const std::string& what);
+/// A Scalar as a Python int or float.
+nb::object scalar_to_python(Scalar s);
+
+// --- errors.cpp -------------------------------------------------------------------------------
+
+void init_errors(nb::module_& m);
+/// The Python exception class for an error kind (UnsupportedSyntaxError once registered).
+PyObject* exception_type(ErrorKind kind);
+/// "message\n  File "path", line L, column C\n    source\n    ^~~" for a positioned error.
+std::string python_message(const CompileError& e);
+/// Sets the Python error for any core exception and throws nb::python_error.
+[[noreturn]] void raise_python(const Error& e);
+[[noreturn]] void raise_python(PyObject* type, const std::string& message);
+/// The Python exception instance for a core exception (not raised).
+nb::object exception_object(const Error& e);
+/// Raises `outer(message)` with __cause__ set to `cause` (CONTRACT C27).
+[[noreturn]] void raise_chained(PyObject* outer, const std::string& message, nb::object cause);
+
+// --- devices.cpp ------------------------------------------------------------------------------
+
+void init_devices(nb::module_& m);
+/// Marks that a device is in use (TACK_NO_REINIT asks whether a backend is active).
+void note_device_used();
+
+// --- fields.cpp -------------------------------------------------------------------------------
+
+/// tack.Field: a tack::Array plus what Python sees of it.
+struct Field {
+    Array array;                     // storage (rank >= 1; a 0-d field stores one element)
+    std::vector<int64_t> shape;      // host shape: flat storage (CONTRACT C11), () for 0-d
+    std::vector<int64_t> elements;   // vector/matrix fields: the shape of the elements
+    std::vector<int64_t> elem_dims;  // (n,) or (n, m); empty for scalar fields
+    nb::object owner;                // keeps wrapped memory alive (NumPy array, DLPack tensor)
+};
+
+void init_fields(nb::module_& m);
+nb::object make_field(Field f);
+/// The Field inside `h`, or nullptr when `h` is not a tack.Field.
+Field* field_ptr(nb::handle h);
+/// A contiguous host copy of the whole storage (NumPy array of the storage shape).
+nb::object storage_to_numpy(const Field& f);
+
+// --- dlpack.cpp -------------------------------------------------------------------------------
+
+void init_dlpack(nb::module_& m);
+/// Field.__dlpack__: a versioned capsule when max_version >= (1, 0), else a legacy one.
+nb::object dlpack_export(const Field& f, nb::handle max_version, nb::handle copy);
+
+// --- environment.cpp ----------------------------------------------------------------------------
+
+/// One @tack.kernel or @tack.func parsed from its captured source, with the environment that
+/// answers the core's questions about names by calling back into Python.
+struct ParsedFunction {
+    diag::SourceFilePtr file;
+    std::shared_ptr<const frontend::Module> module;
+    const frontend::FunctionDef* fn = nullptr;
+    std::shared_ptr<sema::ModuleEnvironment> env;
+};
+
+/// Parses `source` (one dedented definition; `line_offset`/`col_offset` map it back to `path`).
+/// `resolver(dotted_name)` answers name questions (see tack/_names.py for the protocol).
+/// Syntax errors raise the Python exception of the diagnostic.
+ParsedFunction parse_function(const std::string& source, const std::string& path, int line_offset,
+                              int col_offset, nb::object resolver);
+
+void init_environment(nb::module_& m);
+
+// --- kernels.cpp --------------------------------------------------------------------------------
+
+void init_kernels(nb::module_& m);
+
+}  // namespace tack::python

@@ -1,0 +1,118 @@
+// tack.Device, tack.device(), tack.init() and tack.sync() over the core's device registry.
+// Argument and error policy (TACK_NO_REINIT, unavailable backends) lives in tack/_devices.py;
+// this file converts options and calls the C++ API.
+#include <atomic>
+
+#include "bindings.hpp"
+#include "runtime/backend.hpp"
+
+namespace tack::python {
+
+namespace {
+
+std::atomic<bool> g_device_used{false};
+
+// Python keyword options -> DeviceOptions; values keep their Python type (bool before int).
+DeviceOptions to_options(const nb::dict& kwargs) {
+    DeviceOptions options;
+    for (auto [key, value] : kwargs) {
+        std::string k = nb::cast<std::string>(key);
+        PyObject* v = value.ptr();
+        if (PyBool_Check(v)) {
+            options.emplace(k, OptionValue(v == Py_True));
+        } else if (PyLong_Check(v)) {
+            options.emplace(k, OptionValue(nb::cast<int64_t>(value)));
+        } else if (PyFloat_Check(v)) {
+            options.emplace(k, OptionValue(nb::cast<double>(value)));
+        } else if (PyUnicode_Check(v)) {
+            options.emplace(k, OptionValue(nb::cast<std::string>(value)));
+        } else {
+            raise_python(PyExc_ValueError, "Option '" + k +
+                                               "' takes a number, a bool or a string, got " +
+                                               nb::cast<std::string>(nb::str(value.type())));
+        }
+    }
+    return options;
+}
+
+nb::frozenset dtype_set(DTypeSet set) {
+    nb::list items;
+    for (int i = 0; i < kNumDTypes; ++i) {
+        if (set.contains(static_cast<DType>(i))) items.append(dtype_object(static_cast<DType>(i)));
+    }
+    return nb::frozenset(items);
+}
+
+Device open(const std::string& name, const nb::dict& kwargs, bool fresh) {
+    DeviceOptions options = to_options(kwargs);
+    Device d = fresh ? tack::init(name, options) : tack::device(name, options);
+    g_device_used = true;
+    return d;
+}
+
+std::string backend_class(const Device& d) {
+    return d.display_name() + "Backend";
+}
+
+}  // namespace
+
+void note_device_used() {
+    g_device_used.store(true, std::memory_order_relaxed);
+}
+
+void init_devices(nb::module_& m) {
+    nb::class_<Device>(m, "Device", "A backend instance (tack.device('cpu')).")
+        .def_prop_ro("name", &Device::name)
+        .def_prop_ro("label", &Device::display_name)
+        .def_prop_ro("display_name", &Device::display_name)
+        .def_prop_ro("backend_class", &backend_class)
+        .def_prop_ro("supported_dtypes",
+                     [](const Device& d) { return dtype_set(d.supported_dtypes()); })
+        .def_prop_ro("supported_atomic_dtypes",
+                     [](const Device& d) { return dtype_set(d.supported_atomic_dtypes()); })
+        .def_prop_ro("supports_f64", &Device::supports_f64)
+        .def_prop_ro("supports_device_reductions", &Device::supports_device_reductions)
+        .def_prop_ro("supports_workgroups", &Device::supports_workgroups)
+        .def_prop_ro("device_memory_spaces",
+                     [](const Device& d) {
+                         nb::list l;
+                         for (auto& s : d.device_memory_spaces())
+                             l.append(s);
+                         return nb::tuple(l);
+                     })
+        .def_prop_ro("init_options",
+                     [](const Device& d) {
+                         nb::list l;
+                         for (auto& s : d.device_options())
+                             l.append(s);
+                         return nb::tuple(l);
+                     })
+        .def("synchronize",
+             [](const Device& d) {
+                 nb::gil_scoped_release release;
+                 d.synchronize();
+             })
+        .def("__eq__",
+             [](const Device& a, nb::handle b) {
+                 return nb::isinstance<Device>(b) && nb::cast<const Device&>(b) == a;
+             })
+        .def("__hash__",
+             [](const Device& d) {
+                 return static_cast<Py_hash_t>(reinterpret_cast<uintptr_t>(d.backend().get()) >> 4);
+             })
+        .def("__repr__", [](const Device& d) { return "tack.Device('" + d.name() + "')"; });
+
+    m.def("_open_device", &open, nb::arg("name"), nb::arg("options"), nb::arg("fresh"));
+    m.def("_default_device", [] {
+        g_device_used = true;
+        return tack::default_device();
+    });
+    m.def("_device_used", [] { return g_device_used.load(); });
+    m.def("_available_backends", &tack::available_backends);
+    m.def("_sync", [] {
+        nb::gil_scoped_release release;
+        tack::sync();
+    });
+}
+
+}  // namespace tack::python

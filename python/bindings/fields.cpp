@@ -1,0 +1,385 @@
+// tack.Field: creation, host transfers, views, fills, conversions, element reads and host
+// reductions, all delegated to tack::Array (CONTRACT C6-C18).
+#include <cstring>
+#include <numeric>
+
+#include "bindings.hpp"
+#include "runtime/backend.hpp"
+
+namespace tack::python {
+
+namespace {
+
+using Extents = std::vector<int64_t>;
+
+int64_t product(const Extents& e) {
+    return std::accumulate(e.begin(), e.end(), int64_t{1}, std::multiplies<>());
+}
+
+nb::tuple to_tuple(const Extents& e) {
+    nb::list l;
+    for (int64_t x : e)
+        l.append(x);
+    return nb::tuple(l);
+}
+
+std::string shape_text(const Extents& e) {
+    return nb::cast<std::string>(nb::repr(to_tuple(e)));
+}
+
+// An int or a sequence of ints (NumPy integers included); negative extents are refused here
+// because the storage shape would hide them.
+Extents shape_arg(nb::handle h) {
+    Extents out;
+    if (PyIndex_Check(h.ptr())) {
+        out.push_back(nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr()))));
+    } else {
+        for (nb::handle item : nb::iter(h)) {
+            nb::object v = nb::steal(PyNumber_Index(item.ptr()));
+            if (!v.is_valid()) throw nb::python_error();
+            out.push_back(nb::cast<int64_t>(v));
+        }
+    }
+    if (out.size() > static_cast<size_t>(Shape::kMaxRank))
+        raise_python(PyExc_ValueError,
+                     "Field shapes have at most 4 dimensions, got " + std::to_string(out.size()));
+    for (int64_t e : out) {
+        if (e < 0) raise_python(PyExc_ValueError, "negative dimensions are not allowed");
+    }
+    return out;
+}
+
+Shape storage_shape(const Extents& host) {
+    if (host.empty()) return Shape(int64_t{1});
+    return Shape(std::span<const int64_t>(host));
+}
+
+// Host shape of a field whose elements are `elem_dims`-shaped: flat storage (CONTRACT C11).
+Extents host_shape(const Extents& elements, const Extents& elem_dims) {
+    if (elem_dims.empty()) return elements;
+    return Extents{product(elements) * product(elem_dims)};
+}
+
+Field new_field(DType dtype, const Extents& elements, const Extents& elem_dims) {
+    Field f;
+    f.shape = host_shape(elements, elem_dims);
+    f.elements = elements;
+    f.elem_dims = elem_dims;
+    f.array = tack::zeros(dtype, storage_shape(f.shape));
+    note_device_used();
+    return f;
+}
+
+nb::object create(nb::handle dtype, nb::handle shape, nb::handle elem_dims) {
+    return make_field(new_field(dtype_arg(dtype), shape_arg(shape),
+                                elem_dims.is_none() ? Extents{} : shape_arg(elem_dims)));
+}
+
+size_t storage_offset(const Array& a) {
+    return static_cast<size_t>(a.address() - a.buffer()->address());
+}
+
+// A contiguous buffer of a NumPy array (PEP 3118), released on scope exit.
+class BufferView {
+  public:
+    BufferView(nb::handle obj, bool writable) {
+        int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) throw nb::python_error();
+    }
+    ~BufferView() { PyBuffer_Release(&view_); }
+    void* data() const { return view_.buf; }
+    size_t size() const { return static_cast<size_t>(view_.len); }
+
+  private:
+    Py_buffer view_{};
+};
+
+void require_ndarray(nb::handle arr) {
+    if (!nb::isinstance(arr, numpy().attr("ndarray"))) {
+        std::string t = nb::cast<std::string>(arr.type().attr("__name__"));
+        raise_python(PyExc_AttributeError, "'" + t + "' object has no attribute 'shape'");
+    }
+}
+
+void from_numpy(Field& f, nb::handle arr) {
+    require_ndarray(arr);
+    if (!f.array.writable()) raise_python(PyExc_RuntimeError, "Cannot write to a read-only field");
+    Extents got = nb::cast<Extents>(arr.attr("shape"));
+    Extents elementwise = f.elements;
+    elementwise.insert(elementwise.end(), f.elem_dims.begin(), f.elem_dims.end());
+    if (got != f.shape && (f.elem_dims.empty() || got != elementwise)) {
+        raise_python(PyExc_ValueError, "Shape mismatch: field is " + shape_text(f.shape) +
+                                           ", got " + shape_text(got));
+    }
+    nb::object contiguous =
+        numpy().attr("ascontiguousarray")(arr, nb::arg("dtype") = numpy_name(f.array.dtype()));
+    BufferView view(contiguous, false);
+    nb::gil_scoped_release release;  // `contiguous` stays referenced by this frame
+    f.array.buffer()->backend().synchronize();
+    f.array.buffer()->write(storage_offset(f.array), view.data(), f.array.nbytes());
+}
+
+nb::object read_into_numpy(const Field& f, const Extents& shape) {
+    nb::object out = numpy().attr("empty")(to_tuple(shape), numpy_name(f.array.dtype()));
+    {
+        BufferView view(out, true);
+        nb::gil_scoped_release release;
+        f.array.buffer()->backend().synchronize();
+        f.array.buffer()->read(storage_offset(f.array), view.data(), f.array.nbytes());
+    }
+    return out;
+}
+
+nb::object to_numpy(const Field& f, bool vectors) {
+    if (vectors && !f.elem_dims.empty()) {
+        Extents shape = f.elements;
+        shape.insert(shape.end(), f.elem_dims.begin(), f.elem_dims.end());
+        return read_into_numpy(f, shape);
+    }
+    return read_into_numpy(f, f.shape);
+}
+
+void fill(Field& f, nb::handle value) {
+    Scalar s;
+    if (scalar_from_python(value, s, "fill() value")) {
+        f.array.fill_scalar(s);
+        return;
+    }
+    if (f.elem_dims.empty()) {
+        raise_python(PyExc_TypeError,
+                     "fill() takes a number, got " + nb::cast<std::string>(nb::str(value.type())));
+    }
+    // A vector or matrix value sets every element (CONTRACT C11).
+    Extents shape = f.elements;
+    shape.insert(shape.end(), f.elem_dims.begin(), f.elem_dims.end());
+    nb::object element = numpy().attr("asarray")(value, numpy_name(f.array.dtype()));
+    from_numpy(f, numpy().attr("broadcast_to")(element, to_tuple(shape)));
+}
+
+nb::object reshape(const Field& f, nb::handle shape) {
+    Extents want = shape_arg(shape);
+    if (product(want) != product(f.shape)) {
+        raise_python(PyExc_ValueError, "cannot reshape field of size " +
+                                           std::to_string(product(f.shape)) + " into shape " +
+                                           shape_text(want));
+    }
+    Field view = f;
+    view.shape = want;
+    view.elements = want;
+    view.elem_dims.clear();
+    view.array = f.array.reshape(storage_shape(want));
+    return make_field(std::move(view));
+}
+
+nb::object converted(const Field& f, DType dtype) {
+    Field out = f;
+    out.owner = nb::object();
+    {
+        nb::gil_scoped_release release;
+        out.array = f.array.astype(dtype);
+    }
+    note_device_used();
+    return make_field(std::move(out));
+}
+
+// One index per element dimension (or None / () for 0-d); negatives count from the end.
+int64_t flat_element(const Field& f, nb::handle index) {
+    Extents idx;
+    if (index.is_none()) {
+        if (!f.elements.empty())
+            raise_python(PyExc_IndexError, "f[None] reads a 0-d field; this field has shape " +
+                                               shape_text(f.elements));
+    } else if (PyTuple_Check(index.ptr())) {
+        for (nb::handle i : nb::borrow<nb::tuple>(index))
+            idx.push_back(nb::cast<int64_t>(i));
+    } else if (PyIndex_Check(index.ptr())) {
+        idx.push_back(nb::cast<int64_t>(nb::steal(PyNumber_Index(index.ptr()))));
+    } else {
+        raise_python(PyExc_TypeError,
+                     "Fields are indexed with integers (one per dimension); slicing is not "
+                     "supported, use to_numpy() or reshape()");
+    }
+    if (idx.size() != f.elements.size()) {
+        raise_python(PyExc_IndexError, "Field of shape " + shape_text(f.elements) +
+                                           " indexed with " + std::to_string(idx.size()) +
+                                           " indices");
+    }
+    int64_t flat = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+        int64_t extent = f.elements[d];
+        int64_t k = idx[d] < 0 ? idx[d] + extent : idx[d];
+        if (k < 0 || k >= extent) {
+            raise_python(PyExc_IndexError, "index " + std::to_string(idx[d]) +
+                                               " is out of bounds for axis " + std::to_string(d) +
+                                               " with size " + std::to_string(extent));
+        }
+        flat = flat * extent + k;
+    }
+    return flat;
+}
+
+nb::object getitem(const Field& f, nb::handle index) {
+    int64_t flat = flat_element(f, index);
+    if (f.elem_dims.empty()) {
+        int64_t storage_index = flat;
+        return scalar_to_python(f.array.reshape(Shape(f.array.size())).at({storage_index}));
+    }
+    int64_t n = product(f.elem_dims);
+    nb::object out = numpy().attr("empty")(to_tuple(f.elem_dims), numpy_name(f.array.dtype()));
+    BufferView view(out, true);
+    size_t elem = static_cast<size_t>(size_bytes(f.array.dtype()));
+    f.array.buffer()->backend().synchronize();
+    f.array.buffer()->read(storage_offset(f.array) + static_cast<size_t>(flat * n) * elem,
+                           view.data(), static_cast<size_t>(n) * elem);
+    return out;
+}
+
+template <double (Array::*Reduce)() const>
+double reduce(const Field& f) {
+    nb::gil_scoped_release release;
+    return (f.array.*Reduce)();
+}
+
+nb::object field_from_ptr(uint64_t address, nb::handle dtype, nb::handle shape, bool writable,
+                          nb::object owner) {
+    Field f;
+    f.shape = shape_arg(shape);
+    f.elements = f.shape;
+    f.array = Array::from_ptr(reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
+                              dtype_arg(dtype), storage_shape(f.shape), writable);
+    f.owner = std::move(owner);
+    note_device_used();
+    return make_field(std::move(f));
+}
+
+nb::object concat(nb::handle fields) {
+    std::vector<const Field*> parts;
+    for (nb::handle h : nb::iter(fields)) {
+        const Field* f = field_ptr(h);
+        if (!f) raise_python(PyExc_TypeError, "concat() takes a sequence of tack fields");
+        parts.push_back(f);
+    }
+    if (parts.empty()) raise_python(PyExc_ValueError, "concat() needs at least one field");
+    DType dtype = parts.front()->array.dtype();
+    int64_t total = 0;
+    for (const Field* f : parts) {
+        if (f->array.dtype() != dtype)
+            raise_python(PyExc_TypeError, "concat() needs fields of one dtype, got tack." +
+                                              std::string(name(dtype)) + " and tack." +
+                                              name(f->array.dtype()));
+        total += f->array.size();
+    }
+    Field out = new_field(dtype, Extents{total}, {});
+    size_t at = 0;
+    std::vector<unsigned char> tmp;
+    for (const Field* f : parts) {
+        tmp.resize(f->array.nbytes());
+        f->array.buffer()->backend().synchronize();
+        f->array.buffer()->read(storage_offset(f->array), tmp.data(), tmp.size());
+        out.array.buffer()->write(at, tmp.data(), tmp.size());
+        at += tmp.size();
+    }
+    return make_field(std::move(out));
+}
+
+nb::object array_protocol(const Field& f, nb::handle dtype, nb::handle copy) {
+    nb::object a = to_numpy(f, false);
+    if (!dtype.is_none()) a = a.attr("astype")(dtype);
+    return a;
+}
+
+std::string field_repr(const Field& f) {
+    std::string kind = f.elem_dims.empty() ? "" : ", elements=" + shape_text(f.elem_dims);
+    return "tack.Field(shape=" + shape_text(f.shape) + ", dtype=tack." + name(f.array.dtype()) +
+           kind + (f.array.writable() ? "" : ", read-only") + ")";
+}
+
+}  // namespace
+
+nb::object make_field(Field f) {
+    return nb::cast(std::move(f));
+}
+
+Field* field_ptr(nb::handle h) {
+    static PyTypeObject* type = nullptr;
+    if (!type) type = reinterpret_cast<PyTypeObject*>(nb::type<Field>().ptr());
+    if (Py_TYPE(h.ptr()) != type && !nb::isinstance<Field>(h)) return nullptr;
+    return nb::inst_ptr<Field>(h);
+}
+
+nb::object storage_to_numpy(const Field& f) {
+    return read_into_numpy(f, f.shape);
+}
+
+void init_fields(nb::module_& m) {
+    nb::class_<Field>(m, "Field", nb::is_weak_referenceable(),
+                      "A typed n-dimensional array on a device (tack.field, tack.zeros, ...).")
+        .def_prop_ro("shape", [](const Field& f) { return to_tuple(f.shape); })
+        .def_prop_ro("dtype", [](const Field& f) { return dtype_object(f.array.dtype()); })
+        .def_prop_ro("size", [](const Field& f) { return product(f.shape); })
+        .def_prop_ro("ndim", [](const Field& f) { return f.shape.size(); })
+        .def_prop_ro("nbytes", [](const Field& f) { return f.array.nbytes(); })
+        .def_prop_ro("itemsize", [](const Field& f) { return size_bytes(f.array.dtype()); })
+        .def_prop_ro("writable", [](const Field& f) { return f.array.writable(); })
+        .def_prop_ro("device", [](const Field& f) { return f.array.device(); })
+        .def_prop_ro("address", [](const Field& f) { return f.array.address(); })
+        .def_prop_ro("element_shape", [](const Field& f) { return to_tuple(f.elem_dims); })
+        .def_prop_ro(
+            "vector_n",
+            [](const Field& f) { return f.elem_dims.size() == 1 ? f.elem_dims[0] : int64_t{0}; })
+        .def("__len__", [](const Field& f) { return f.shape.empty() ? 0 : f.shape[0]; })
+        .def("from_numpy", &from_numpy, nb::arg("arr"))
+        .def("to_numpy", &to_numpy, nb::arg("vectors") = false)
+        .def("numpy", [](const Field& f) { return to_numpy(f, false); })
+        .def("fill", &fill, nb::arg("value"))
+        .def("reshape", &reshape, nb::arg("shape"))
+        .def("copy", [](const Field& f) { return converted(f, f.array.dtype()); })
+        .def(
+            "astype", [](const Field& f, nb::handle dt) { return converted(f, dtype_arg(dt)); },
+            nb::arg("dtype"))
+        .def("__getitem__", &getitem, nb::arg("index").none())
+        .def("__setitem__",
+             [](Field&, nb::object, nb::object) {
+                 raise_python(PyExc_TypeError,
+                              "Field elements cannot be assigned from the host; use from_numpy(), "
+                              "fill() or a kernel");
+             })
+        .def("__iter__",
+             [](const Field&) {
+                 raise_python(PyExc_TypeError,
+                              "'Field' object is not iterable; use to_numpy() to read its values");
+             })
+        .def("sum", &reduce<&Array::sum>)
+        .def("min", &reduce<&Array::min>)
+        .def("max", &reduce<&Array::max>)
+        .def("mean", &reduce<&Array::mean>)
+        .def("__array__", &array_protocol, nb::arg("dtype").none() = nb::none(),
+             nb::arg("copy").none() = nb::none())
+        .def(
+            "__dlpack__",
+            [](const Field& f, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+               nb::handle copy) { return dlpack_export(f, max_version, copy); },
+            nb::kw_only(), nb::arg("stream").none() = nb::none(),
+            nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
+            nb::arg("copy").none() = nb::none())
+        .def("__dlpack_device__", [](const Field&) { return nb::make_tuple(1, 0); })
+        .def("__repr__", &field_repr);
+
+    m.def("_field", &create, nb::arg("dtype"), nb::arg("shape"), nb::arg("elem_dims").none());
+    m.def("_arange", [](int64_t n, nb::handle dtype) {
+        Field f;
+        f.array = tack::arange(n, dtype_arg(dtype));
+        f.shape = f.elements = Extents{n};
+        note_device_used();
+        return make_field(std::move(f));
+    });
+    m.def("_field_from_ptr", &field_from_ptr, nb::arg("address"), nb::arg("dtype"),
+          nb::arg("shape"), nb::arg("writable"), nb::arg("owner").none());
+    m.def("_concat", &concat);
+    m.def("_dtype_from_numpy", [](nb::handle np_dtype) -> nb::object {
+        auto t = dtype_from_numpy(np_dtype);
+        return t ? nb::borrow(dtype_object(*t)) : nb::none();
+    });
+}
+
+}  // namespace tack::python

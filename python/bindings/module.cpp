@@ -1,0 +1,34 @@
+// The extension module tack._tack. Order matters: errors first (translators), then the types
+// later areas refer to.
+#include "bindings.hpp"
+#include "builtins/builtins.hpp"
+
+namespace tack::python {
+
+namespace {
+
+nb::list builtin_names() {
+    nb::list names;
+    for (const auto& b : builtins::all())
+        names.append(std::string(b.name));
+    return names;
+}
+
+}  // namespace
+
+}  // namespace tack::python
+
+NB_MODULE(_tack, m) {
+    using namespace tack::python;
+    m.doc() = "Tack's C++ core: devices, fields, kernels (use the `tack` package).";
+    m.attr("__version__") = TACK_VERSION;
+    nb::set_leak_warnings(false);  // module globals in cycles outlive the check at exit
+    init_errors(m);
+    init_dtypes(m);
+    init_devices(m);
+    init_fields(m);
+    init_dlpack(m);
+    init_environment(m);
+    init_kernels(m);
+    m.def("_builtin_names", &builtin_names);
+}

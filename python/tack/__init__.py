@@ -1,0 +1,87 @@
+"""Tack: data-parallel kernels written in Python, compiled by a C++ core.
+
+    import tack
+    tack.init(arch=tack.cpu)
+
+    @tack.kernel
+    def saxpy(x, y, a):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+This package is thin: it captures kernel source, answers the core's questions about names,
+and converts arguments and exceptions. Parsing, type checking, code generation and dispatch
+are the C++ core's (the `_tack` extension).
+"""
+
+from . import _tack, math
+from ._devices import cpu, cuda, device, hip, init, level_zero, metal, opencl, sync
+from ._errors import UnsupportedSyntaxError
+from ._fields import (
+    Matrix,
+    Vector,
+    arange,
+    array_from_ptr,
+    concat,
+    field,
+    field_from_ptr,
+    field_like,
+    from_dlpack,
+    full,
+    memory_space,
+    ones,
+    zeros,
+)
+from ._intrinsics import (
+    atomic_add,
+    atomic_max,
+    atomic_min,
+    barrier,
+    block_max,
+    block_min,
+    block_sum,
+    local_array,
+    local_array_like,
+    ndrange,
+    select,
+    shared,
+    shared_like,
+    thread_id,
+)
+from ._kernels import Func, constant, func, inspect, kernel
+from ._tack import (
+    Device,
+    DType,
+    Field,
+    Kernel,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+)
+
+Array = Field
+__version__ = _tack.__version__
+
+_DTYPES = {t.name: t for t in (i8, u8, i16, u16, i32, u32, i64, u64, f32, f64)}
+
+
+def _dtype_by_name(name):
+    """Pickle support for dtype objects."""
+    return _DTYPES[name]
+
+
+__all__ = [
+    "Array", "Device", "DType", "Field", "Func", "Kernel", "Matrix", "UnsupportedSyntaxError",
+    "Vector", "arange", "array_from_ptr", "atomic_add", "atomic_max", "atomic_min", "barrier",
+    "block_max", "block_min", "block_sum", "concat", "constant", "cpu", "cuda", "device", "f32",
+    "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip", "i8",
+    "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
+    "local_array_like", "math", "memory_space", "metal", "ndrange", "ones", "opencl", "select",
+    "shared", "shared_like", "sync", "thread_id", "u8", "u16", "u32", "u64", "zeros",
+]

@@ -1,0 +1,105 @@
+"""Answers to the core's questions about names (CONTRACT A6, A22).
+
+The core asks, for a name as spelled in kernel source ("SCALE", "cfg.SCALE", "tack.sqrt",
+"helpers.norm2"), what it is bound to in the defining function's namespace: closure cells,
+then globals, then builtins; dotted names are followed through module objects only. The
+answer is one of
+
+    ("unbound",)                     nothing by that name (a bare name may be an intrinsic)
+    ("intrinsic", name)              the same object as tack.X / math.X / builtins.X
+    ("int", value, dtype | None)     a tack.constant (or math.pi, math.e, math.tau: "float")
+    ("float", value, dtype | None)
+    ("func", source)                 a @tack.func (its parsed source object)
+    ("other", description)           anything else, described for the error message
+
+The core memoizes each answer per function, so bindings are read once.
+"""
+
+import builtins
+import math as _math
+import types
+
+from . import _tack
+
+_UNBOUND = ("unbound",)
+_MATH_CONSTANTS = {id(_math.pi): _math.pi, id(_math.e): _math.e, id(_math.tau): _math.tau}
+_intrinsics = None  # id(object) -> (object, canonical name)
+
+
+def _intrinsic_table():
+    global _intrinsics
+    if _intrinsics is None:
+        import tack
+        import tack.math
+
+        table = {}
+        for name in _tack._builtin_names():
+            for module in (builtins, _math, tack, tack.math):
+                obj = vars(module).get(name)
+                if obj is not None and not isinstance(obj, (int, float)):
+                    table.setdefault(id(obj), (obj, name))
+        _intrinsics = table
+    return _intrinsics
+
+
+def _describe(obj):
+    if isinstance(obj, types.ModuleType):
+        return f"module '{obj.__name__}'"
+    if isinstance(obj, _tack.Kernel):
+        return f"the @tack.kernel '{obj.name}'"
+    return repr(type(obj))
+
+
+def classify(obj):
+    from ._kernels import ConstantFloat, ConstantInt, ConstantVector, Func
+
+    if isinstance(obj, Func):
+        return ("func", obj._source)
+    if isinstance(obj, ConstantInt):
+        return ("int", int(obj), obj.dtype)
+    if isinstance(obj, ConstantFloat):
+        return ("float", float(obj), obj.dtype)
+    if isinstance(obj, ConstantVector):
+        return ("other", "a vector tack.constant (not supported in kernels yet)")
+    if _MATH_CONSTANTS.get(id(obj)) is obj:
+        return ("float", obj, None)
+    entry = _intrinsic_table().get(id(obj))
+    if entry is not None and entry[0] is obj:
+        return ("intrinsic", entry[1])
+    return ("other", _describe(obj))
+
+
+def resolver(fn):
+    """The resolve(dotted_name) function for `fn`'s namespace."""
+    code = fn.__code__
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    namespace = fn.__globals__
+    builtin_ns = namespace.get("__builtins__", builtins)
+    if isinstance(builtin_ns, types.ModuleType):
+        builtin_ns = vars(builtin_ns)
+
+    def lookup(head):
+        if head in cells:
+            try:
+                return cells[head].cell_contents
+            except ValueError:  # an empty cell: assigned later in the enclosing function
+                return _UNBOUND
+        if head in namespace:
+            return namespace[head]
+        return builtin_ns.get(head, _UNBOUND)
+
+    def resolve(dotted):
+        parts = dotted.split(".")
+        obj = lookup(parts[0])
+        if obj is _UNBOUND:
+            return _UNBOUND
+        for part in parts[1:]:
+            if not isinstance(obj, types.ModuleType):
+                return ("other", f"attribute '{part}' of {_describe(obj)}")
+            try:
+                obj = vars(obj)[part]
+            except KeyError:
+                return ("other", f"'{part}', which module '{obj.__name__}' does not define")
+        return classify(obj)
+
+    return resolve

@@ -1,0 +1,60 @@
+"""Capturing a kernel's source for the core (CONTRACT A1, A21).
+
+The core parses one dedented definition and maps positions back to the user's file with a line
+and a column offset. The only edit made to the text is on the decorator lines: the first
+becomes `@tack.kernel` / `@tack.func` (the spelling the user chose, say `@tk.kernel`, means
+nothing to a parser that sees no imports) and the rest become blank, so every other line and
+column is the user's own.
+"""
+
+import os
+import types
+
+
+class Captured:
+    __slots__ = ("text", "path", "line_offset", "col_offset")
+
+    def __init__(self, text, path, line_offset, col_offset):
+        self.text, self.path = text, path
+        self.line_offset, self.col_offset = line_offset, col_offset
+
+
+def _is_def_line(line):
+    stripped = line.lstrip()
+    return stripped.startswith("def ") or stripped.startswith("async def ")
+
+
+def capture(fn, kind):
+    """`kind` is "kernel" or "func". TypeError for non-functions, RuntimeError (chaining the
+    OSError) when the source cannot be read."""
+    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
+        raise TypeError(
+            f"@tack.{kind} needs a function defined with def, got "
+            f"{'a lambda' if isinstance(fn, types.LambdaType) else type(fn).__name__}"
+        )
+    import inspect
+
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise RuntimeError(
+            f"Cannot read the source of @tack.{kind} '{fn.__name__}': {e}. Kernels must be "
+            "defined in a file (not exec() or an interactive prompt)."
+        ) from e
+    path = os.path.abspath(inspect.getsourcefile(fn) or fn.__code__.co_filename)
+    first = lines[0]
+    indent = first[: len(first) - len(first.lstrip())]
+    body = [line[len(indent) :] if line.startswith(indent) else line.lstrip(" \t")
+            for line in lines]
+    def_at = next((i for i, line in enumerate(body) if _is_def_line(line)), 0)
+    decorator = f"@tack.{kind}\n"
+    line_offset = first_line - 1
+    if def_at == 0:
+        body.insert(0, decorator)
+        line_offset -= 1
+    else:
+        body[0] = decorator
+        for i in range(1, def_at):
+            body[i] = "\n"
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in body)
+    return Captured(text, path, line_offset, len(indent))

@@ -1,0 +1,1 @@
+"""Compatibility with upstream's module layout: tack.runtime.dispatch.get_backend()."""

@@ -1,0 +1,80 @@
+#pragma once
+// The OpenCL backend (DECISIONS "An opencl backend"): OpenCL C from the C-family emitter, built
+// with clBuildProgram on any OpenCL 1.2+ device (PoCL here), program binaries kept in the disk
+// cache, every launch, fill and copy queued on one in-order queue (queue.hpp). Launches return
+// once queued; the host waits where it reads an array or synchronizes (DECISIONS G9).
+//
+// Arrays are cl_mem buffers, not pointers, so an array's address() is a unique, 4 KiB-aligned
+// token from a private address range (disjoint byte ranges per buffer, as the aliasing and
+// alignment checks expect); execute() maps each token back to its buffer.
+
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "runtime/backend.hpp"
+#include "runtime/opencl/device.hpp"
+#include "runtime/opencl/queue.hpp"
+
+namespace tack::runtime::opencl {
+
+const BackendEntry& backend_entry();
+
+class OpenClBackend final : public Backend {
+  public:
+    OpenClBackend(const ClApi& api, DeviceDesc device);
+
+    const BackendEntry& entry() const override { return backend_entry(); }
+    DTypeSet supported_dtypes() const override { return opencl::supported_dtypes(device_); }
+    DTypeSet target_atomic_dtypes() const override { return atomic_dtypes(device_); }
+    bool supports_device_reductions() const override { return workgroups_; }
+    bool supports_workgroups() const override { return workgroups_; }
+    std::vector<std::string> device_memory_spaces() const override { return {"opencl"}; }
+
+    std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
+    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
+    bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+                    std::size_t count) override;
+
+    // variant.cpp
+    std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
+                                                 const VariantOptions& options) override;
+    void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
+    void synchronize() override { queue_.synchronize(); }
+
+    std::optional<std::string> cache_target() const override {
+        return opencl::cache_target(device_);
+    }
+    std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;
+    std::shared_ptr<const Variant> load_variant(std::span<const std::uint8_t> bytes,
+                                                const ir::Kernel& kernel,
+                                                const VariantOptions& options) override;
+
+    const ClApi& api() const { return api_; }
+    const DeviceDesc& device() const { return device_; }
+    Queue& queue() { return queue_; }
+
+    // Buffers register their token here (buffer.cpp).
+    std::uint64_t register_buffer(cl_mem mem, std::size_t nbytes, bool shared);
+    void forget_buffer(std::uint64_t address);
+
+  private:
+    struct Bound {
+        cl_mem mem = nullptr;
+        bool shared = false;  // wrapped memory: launches binding it complete before returning
+    };
+    Bound lookup(std::uint64_t address) const;
+
+    const ClApi& api_;
+    DeviceDesc device_;
+    Queue queue_;
+    std::size_t group_ = 256;
+    std::uint64_t launch_limit_ = 0;
+    bool workgroups_ = false;
+    mutable std::shared_mutex buffers_mutex_;
+    std::unordered_map<std::uint64_t, Bound> buffers_;
+    std::uint64_t next_address_ = std::uint64_t(1) << 44;
+};
+
+}  // namespace tack::runtime::opencl

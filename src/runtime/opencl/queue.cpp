@@ -1,0 +1,111 @@
+#include "runtime/opencl/queue.hpp"
+
+#include <cstring>
+
+#include "runtime/errors.hpp"
+
+namespace tack::runtime::opencl {
+
+namespace {
+
+// Past these the next upload waits first, so held staging copies stay bounded.
+constexpr std::size_t kMaxHeldBytes = std::size_t(256) << 20;
+constexpr std::size_t kMaxHolds = 1024;
+
+}  // namespace
+
+Queue::Queue(const ClApi& api, const DeviceDesc& device) : api_(api) {
+    cl_int err = CL_SUCCESS;
+    context_ = api_.clCreateContext(nullptr, 1, &device.device, nullptr, nullptr, &err);
+    if (!context_)
+        throw RuntimeError("Cannot initialize 'opencl' backend: clCreateContext failed: " +
+                           cl_error_name(err));
+    // Properties 0: in order, so copies, launches and reads run in program order.
+    queue_ = api_.clCreateCommandQueue(context_, device.device, 0, &err);
+    if (!queue_) {
+        api_.clReleaseContext(context_);
+        throw RuntimeError("Cannot initialize 'opencl' backend: clCreateCommandQueue failed: " +
+                           cl_error_name(err));
+    }
+}
+
+Queue::~Queue() {
+    api_.clFinish(queue_);
+    api_.clReleaseCommandQueue(queue_);
+    api_.clReleaseContext(context_);
+}
+
+cl_mem Queue::allocate(std::size_t nbytes) {
+    cl_int err = CL_SUCCESS;
+    std::size_t n = nbytes ? nbytes : 1;
+    cl_mem mem = api_.clCreateBuffer(context_, CL_MEM_READ_WRITE, n, nullptr, &err);
+    check(err, "clCreateBuffer");
+    const std::uint8_t zero = 0;
+    fill(mem, &zero, 1, n);
+    return mem;
+}
+
+cl_mem Queue::wrap(void* ptr, std::size_t nbytes) {
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = api_.clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                                     nbytes ? nbytes : 1, ptr, &err);
+    check(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
+    return mem;
+}
+
+void Queue::release(cl_mem mem) {
+    api_.clReleaseMemObject(mem);  // deferred until the queued commands using it finish
+}
+
+void Queue::hold(std::shared_ptr<void> memory, std::size_t bytes) {
+    bool wait = false;
+    {
+        std::lock_guard guard(holds_mutex_);
+        holds_.push_back(std::move(memory));
+        held_bytes_ += bytes;
+        wait = held_bytes_ > kMaxHeldBytes || holds_.size() > kMaxHolds;
+    }
+    if (wait) synchronize();
+}
+
+void Queue::upload(cl_mem dst, std::size_t offset, const void* src, std::size_t n) {
+    if (n == 0) return;
+    std::shared_ptr<std::uint8_t[]> copy(new std::uint8_t[n]);
+    std::memcpy(copy.get(), src, n);
+    {
+        std::lock_guard guard(mutex_);
+        check(api_.clEnqueueWriteBuffer(queue_, dst, CL_FALSE, offset, n, copy.get(), 0, nullptr,
+                                        nullptr),
+              "clEnqueueWriteBuffer");
+    }
+    hold(std::move(copy), n);
+}
+
+void Queue::download(void* dst, cl_mem src, std::size_t offset, std::size_t n) {
+    synchronize();
+    if (n == 0) return;
+    check(api_.clEnqueueReadBuffer(queue_, src, CL_TRUE, offset, n, dst, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+}
+
+void Queue::fill(cl_mem dst, const void* pattern, std::size_t pattern_size, std::size_t bytes) {
+    if (bytes == 0) return;
+    std::lock_guard guard(mutex_);
+    // The pattern is copied by the call (OpenCL 1.2), so nothing needs holding.
+    check(api_.clEnqueueFillBuffer(queue_, dst, pattern, pattern_size, 0, bytes, 0, nullptr,
+                                   nullptr),
+          "clEnqueueFillBuffer");
+}
+
+void Queue::synchronize() {
+    // Holds taken before clFinish belong to commands it covers.
+    std::vector<std::shared_ptr<void>> done;
+    {
+        std::lock_guard guard(holds_mutex_);
+        done.swap(holds_);
+        held_bytes_ = 0;
+    }
+    check(api_.clFinish(queue_), "a queued command (clFinish)");
+}
+
+}  // namespace tack::runtime::opencl

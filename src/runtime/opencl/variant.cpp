@@ -1,0 +1,224 @@
+// Compiling, caching and launching variants on the OpenCL backend.
+#include <cstring>
+
+#include "codegen/cfamily/emitter.hpp"
+#include "ir/ir.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/opencl/opencl_backend.hpp"
+#include "runtime/opencl/runner.hpp"
+
+namespace tack::runtime::opencl {
+
+namespace {
+
+codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel) {
+    return translate_compile_errors(
+        [&] { return codegen::cfamily::generate(kernel, codegen::cfamily::opencl_dialect()); });
+}
+
+std::string build_log(const ClApi& api, cl_program program, cl_device_id device) {
+    size_t n = 0;
+    api.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string log(n, '\0');
+    if (n) api.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    while (!log.empty() && log.back() == '\0')
+        log.pop_back();
+    return log;
+}
+
+std::vector<std::uint8_t> program_binary(const ClApi& api, cl_program program) {
+    size_t size = 0;
+    if (api.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) !=
+            CL_SUCCESS ||
+        size == 0)
+        return {};
+    std::vector<std::uint8_t> bytes(size);
+    unsigned char* ptr = bytes.data();
+    if (api.clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS)
+        return {};
+    return bytes;
+}
+
+}  // namespace
+
+/// A built program and its kernel. Scalars travel in immutable per-launch pack buffers: a
+/// queued launch keeps the values it was given, and an unchanged pack reuses the last buffer.
+class ClVariant final : public Variant {
+  public:
+    ClVariant(std::shared_ptr<OpenClBackend> backend, std::string name,
+              codegen::cfamily::KernelAbi abi, cl_program program, cl_kernel kernel,
+              std::vector<std::uint8_t> binary, std::size_t group)
+        : backend_(std::move(backend)),
+          name_(std::move(name)),
+          abi_(std::move(abi)),
+          program_(program),
+          kernel_(kernel),
+          binary_(std::move(binary)),
+          group_(group),
+          last_packs_(abi_.packs.size()) {}
+    ~ClVariant() override {
+        const ClApi& api = backend_->api();
+        for (auto& p : last_packs_)
+            if (p.mem) api.clReleaseMemObject(p.mem);
+        api.clReleaseKernel(kernel_);  // deferred by OpenCL past queued launches
+        api.clReleaseProgram(program_);
+    }
+
+    struct Pack {
+        std::vector<std::uint8_t> bytes;
+        cl_mem mem = nullptr;
+    };
+
+    std::shared_ptr<OpenClBackend> backend_;  // the context outlives the program
+    std::string name_;
+    codegen::cfamily::KernelAbi abi_;
+    cl_program program_;
+    cl_kernel kernel_;
+    std::vector<std::uint8_t> binary_;
+    std::size_t group_;
+    mutable std::vector<Pack> last_packs_;  // guarded by the queue lock
+};
+
+namespace {
+
+/// The kernel from a built program, or a RuntimeError naming it.
+cl_kernel create_kernel(const ClApi& api, cl_program program, const std::string& entry) {
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = api.clCreateKernel(program, entry.c_str(), &err);
+    check(err, "clCreateKernel(" + entry + ")");
+    return k;
+}
+
+/// 256 lanes unless the device or this kernel admits fewer (collectives then refuse).
+std::size_t kernel_group(const ClApi& api, cl_kernel k, const DeviceDesc& d,
+                         const codegen::cfamily::KernelAbi& abi, const std::string& name) {
+    std::size_t limit = 0;
+    api.clGetKernelWorkGroupInfo(k, d.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit,
+                                 nullptr);
+    std::size_t group = group_size(d);
+    if (limit > 0 && limit < group) group = limit;
+    if (abi.uses_collectives) check_collective_lanes(name, group);
+    return group;
+}
+
+}  // namespace
+
+std::shared_ptr<const Variant> OpenClBackend::build_variant(const ir::Kernel& kernel,
+                                                            const VariantOptions&) {
+    auto gen = generate(kernel);
+    const char* text = gen.source.c_str();
+    size_t len = gen.source.size();
+    cl_int err = CL_SUCCESS;
+    cl_program program =
+        api_.clCreateProgramWithSource(queue_.context(), 1, &text, &len, &err);
+    check(err, "clCreateProgramWithSource");
+    err = api_.clBuildProgram(program, 1, &device_.device, kBuildOptions, nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+        std::string log = build_log(api_, program, device_.device);
+        api_.clReleaseProgram(program);
+        throw RuntimeError("Kernel '" + kernel.name + "': clBuildProgram failed: " +
+                           cl_error_name(err) + "\n" + log + "\nsource:\n" + gen.source);
+    }
+    cl_kernel k = nullptr;
+    try {
+        k = create_kernel(api_, program, gen.abi.entry);
+    } catch (...) {
+        api_.clReleaseProgram(program);
+        throw;
+    }
+    std::size_t group = kernel_group(api_, k, device_, gen.abi, kernel.name);
+    auto self = std::static_pointer_cast<OpenClBackend>(shared_from_this());
+    return std::make_shared<ClVariant>(self, kernel.name, std::move(gen.abi), program, k,
+                                       program_binary(api_, program), group);
+}
+
+std::vector<std::uint8_t> OpenClBackend::variant_artifact(const Variant& variant) const {
+    return static_cast<const ClVariant&>(variant).binary_;
+}
+
+std::shared_ptr<const Variant> OpenClBackend::load_variant(std::span<const std::uint8_t> bytes,
+                                                           const ir::Kernel& kernel,
+                                                           const VariantOptions&) {
+    if (bytes.empty()) return nullptr;
+    // The ABI is regenerated rather than stored: the emitter is deterministic and cheap.
+    auto gen = generate(kernel);
+    const unsigned char* data = bytes.data();
+    size_t size = bytes.size();
+    cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+    cl_program program = api_.clCreateProgramWithBinary(queue_.context(), 1, &device_.device,
+                                                        &size, &data, &status, &err);
+    if (!program) return nullptr;
+    if (err != CL_SUCCESS || status != CL_SUCCESS ||
+        api_.clBuildProgram(program, 1, &device_.device, kBuildOptions, nullptr, nullptr) !=
+            CL_SUCCESS) {
+        api_.clReleaseProgram(program);
+        return nullptr;  // a binary the driver refuses: the caller compiles the source
+    }
+    cl_int kerr = CL_SUCCESS;
+    cl_kernel k = api_.clCreateKernel(program, gen.abi.entry.c_str(), &kerr);
+    if (!k) {
+        api_.clReleaseProgram(program);
+        return nullptr;
+    }
+    std::size_t group = kernel_group(api_, k, device_, gen.abi, kernel.name);
+    auto self = std::static_pointer_cast<OpenClBackend>(shared_from_this());
+    return std::make_shared<ClVariant>(self, kernel.name, std::move(gen.abi), program, k,
+                                       std::vector<std::uint8_t>(bytes.begin(), bytes.end()),
+                                       group);
+}
+
+void OpenClBackend::execute(const Variant& variant, const std::uint64_t* slots,
+                            std::int64_t total) {
+    const auto& v = static_cast<const ClVariant&>(variant);
+    if (total <= 0) return;
+    // Every refusal comes before anything is queued (CONTRACT D15).
+    check_launch_size(v.name_, total, launch_limit_);
+    const auto& abi = v.abi_;
+    if (abi.uses_collectives) check_complete_groups(v.name_, total);
+    std::vector<Bound> arrays(abi.params.size());
+    bool shared = false;
+    for (std::size_t i = 0; i < abi.params.size(); ++i) {
+        if (!abi.params[i].is_array) continue;
+        arrays[i] = lookup(slots[i]);
+        shared = shared || arrays[i].shared;
+    }
+    std::vector<std::uint64_t> bits(slots, slots + abi.params.size());
+    auto packs = abi.pack_scalars(bits);
+    cl_kernel k = v.kernel_;
+    auto set = [&](int index, std::size_t size, const void* value) {
+        check(api_.clSetKernelArg(k, static_cast<cl_uint>(index), size, value), "clSetKernelArg");
+    };
+    {
+        std::lock_guard guard(queue_.lock());
+        for (std::size_t j = 0; j < packs.size(); ++j) {
+            auto& last = v.last_packs_[j];
+            if (!last.mem || last.bytes != packs[j]) {
+                // A new immutable buffer: the one a queued launch reads is never rewritten.
+                cl_int err = CL_SUCCESS;
+                cl_mem mem = api_.clCreateBuffer(queue_.context(),
+                                                 CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                                 packs[j].size(), packs[j].data(), &err);
+                check(err, "clCreateBuffer(pack)");
+                if (last.mem) api_.clReleaseMemObject(last.mem);  // deferred past its launches
+                last.mem = mem;
+                last.bytes = std::move(packs[j]);
+            }
+            set(abi.packs[j].arg_index, sizeof(cl_mem), &last.mem);
+        }
+        for (std::size_t i = 0; i < abi.params.size(); ++i)
+            if (abi.params[i].is_array)
+                set(abi.params[i].arg_index, sizeof(cl_mem), &arrays[i].mem);
+        const std::int64_t n = total;
+        set(abi.n_arg_index, sizeof n, &n);
+        const std::size_t local = v.group_;
+        const std::size_t global =
+            (static_cast<std::uint64_t>(total) + local - 1) / local * local;
+        check(api_.clEnqueueNDRangeKernel(queue_.queue(), k, 1, nullptr, &global, &local, 0,
+                                          nullptr, nullptr),
+              "clEnqueueNDRangeKernel");
+    }
+    // Wrapped memory belongs to another library, which may read it with no Tack call between.
+    if (shared) queue_.synchronize();
+}
+
+}  // namespace tack::runtime::opencl

@@ -1,0 +1,112 @@
+"""DLPack and pointer interop (CONTRACT C19-C23)."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import tack
+
+
+def test_export_is_zero_copy_and_versioned():
+    f = tack.field_like(np.arange(6, dtype=np.float32).reshape(2, 3))
+    a = np.from_dlpack(f)
+    assert a.shape == (2, 3) and a.dtype == np.float32
+    f.fill(4.0)
+    assert a[1, 2] == 4.0  # shares memory
+    assert f.__dlpack_device__() == (1, 0)
+    cap = f.__dlpack__(max_version=(1, 0))
+    assert "dltensor_versioned" in repr(cap)
+    assert "dltensor" in repr(f.__dlpack__())
+    with pytest.raises(BufferError):
+        f.__dlpack__(copy=True)
+
+
+def test_export_keeps_storage_alive():
+    f = tack.arange(1000, tack.i64)
+    a = np.from_dlpack(f)
+    del f
+    gc.collect()
+    assert a[999] == 999
+
+
+def test_read_only_flag_is_exported():
+    src = np.arange(4, dtype=np.int32)
+    ro = tack.field_from_ptr(src, tack.i32, 4)
+    a = np.from_dlpack(ro)
+    assert not a.flags.writeable
+
+
+def test_import_is_zero_copy_and_writable():
+    arr = np.zeros(5, np.float64)
+    f = tack.from_dlpack(arr)
+    assert f.shape == (5,) and f.dtype is tack.f64 and f.writable
+    f.fill(2.0)
+    assert arr.tolist() == [2.0] * 5
+
+
+def test_import_read_only():
+    arr = np.zeros(3, np.int32)
+    arr.flags.writeable = False
+    f = tack.from_dlpack(arr)
+    assert not f.writable
+    with pytest.raises(RuntimeError):
+        f.fill(1)
+    with pytest.raises(RuntimeError):
+        f.from_numpy(np.ones(3, np.int32))
+
+
+def test_import_holds_the_producer():
+    f = tack.from_dlpack(np.arange(10, dtype=np.int16))
+    gc.collect()
+    assert f.to_numpy().tolist() == list(range(10))
+    v = f.reshape((2, 5))
+    del f
+    gc.collect()
+    assert v[1, 4] == 9
+
+
+def test_import_errors():
+    with pytest.raises(ValueError, match="only C-contiguous tensors can be wrapped without "
+                                         "copying"):
+        tack.from_dlpack(np.arange(10.0)[::2])
+    cap = np.arange(3.0).__dlpack__()
+    tack.from_dlpack(cap)
+    with pytest.raises(ValueError):
+        tack.from_dlpack(cap)
+    with pytest.raises(TypeError):
+        tack.from_dlpack(np.zeros(2, np.complex64))
+
+
+def test_import_copy():
+    arr = np.arange(4, dtype=np.uint16)
+    f = tack.from_dlpack(arr, copy=True)
+    f.fill(9)
+    assert arr.tolist() == [0, 1, 2, 3]
+
+
+def test_round_trip_through_dlpack():
+    f = tack.field_like(np.array([1.5, 2.5], np.float32))
+    g = tack.from_dlpack(f)
+    g.fill(7.0)
+    assert f.to_numpy().tolist() == [7.0, 7.0]
+
+
+def test_field_from_ptr():
+    arr = np.arange(8, dtype=np.float32)
+    ro = tack.field_from_ptr(arr.ctypes.data, tack.f32, (2, 4))
+    assert ro.shape == (2, 4) and not ro.writable and ro[1, 3] == 7.0
+    with pytest.raises(RuntimeError):
+        ro.fill(0)
+    rw = tack.field_from_ptr(arr, tack.f32, 8, writable=True)
+    rw.fill(1.0)
+    assert arr.tolist() == [1.0] * 8
+    assert tack.array_from_ptr is tack.field_from_ptr
+    with pytest.raises(TypeError):
+        tack.field_from_ptr("0x10", tack.f32, 1)
+    assert tack.field_from_ptr(np.int64(arr.ctypes.data), tack.f32, 1)[0] == 1.0
+
+
+def test_memory_space():
+    assert tack.memory_space(np.zeros(1).ctypes.data) == "cpu"
+    assert tack.memory_space("not an address") == "cpu"

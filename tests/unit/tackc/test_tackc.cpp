@@ -1,0 +1,276 @@
+// The tackc command line, run as a process: exit statuses and the lines users read.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tack/tack.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The test binary is ${build}/tests/test_tackc; tackc is ${build}/tools/tackc/tackc.
+std::string tackc_path() {
+    return (fs::read_symlink("/proc/self/exe").parent_path() / "../tools/tackc/tackc").string();
+}
+
+struct Result {
+    int status = -1;
+    std::string out;  // stdout and stderr together
+};
+
+// Runs `tackc ARGS` under `env` (shell assignments, e.g. "TACK_CACHE_DIR=off").
+Result tackc(const std::string& args, const std::string& env = "") {
+    std::string cmd = env + " '" + tackc_path() + "' " + args + " 2>&1";
+    Result r;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (!pipe) return r;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
+        r.out.append(buf, n);
+    int raw = ::pclose(pipe);
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return r;
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+class TempDir {
+  public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "tackc-test-XXXXXX").string();
+        path_ = ::mkdtemp(tmpl.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const std::string& path() const { return path_; }
+    std::string write(const std::string& name, const std::string& text) const {
+        std::string p = path_ + "/" + name;
+        std::ofstream(p, std::ios::binary) << text;
+        return p;
+    }
+
+  private:
+    std::string path_;
+};
+
+constexpr const char* kKernels = R"(import tack
+
+@tack.kernel
+def saxpy(x, y, a, n):
+    for i in range(n):
+        y[i] = a * x[i] + y[i]
+
+@tack.kernel
+def scale_by_len(x, y):
+    for i in range(y.shape[0]):
+        y[i] = x[i] * x.shape[0]
+
+@tack.func
+def helper(v):
+    return v + 1
+)";
+
+TEST(Tackc, HelpDocumentsEveryCommand) {
+    Result r = tackc("--help");
+    EXPECT_EQ(r.status, 0);
+    for (const char* part :
+         {"check FILE.py", "inspect FILE.py KERNEL", "--target", "--aliased", "cache info",
+          "cache clear", "TACK_CACHE_DIR", "devices", "level_zero", "metal"}) {
+        EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
+    }
+}
+
+TEST(Tackc, Version) {
+    Result r = tackc("--version");
+    EXPECT_EQ(r.status, 0);
+    EXPECT_TRUE(r.out.starts_with("tackc ")) << r.out;
+}
+
+TEST(Tackc, UnknownCommandAndNoArguments) {
+    Result r = tackc("frobnicate");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(has(r.out, "tackc: unknown command 'frobnicate'")) << r.out;
+    EXPECT_EQ(tackc("").status, 2);
+}
+
+TEST(Tackc, CheckCleanAndBrokenFiles) {
+    TempDir dir;
+    EXPECT_EQ(tackc("check " + dir.write("ok.py", kKernels)).status, 0);
+    Result bad = tackc("check " + dir.write("bad.py",
+                                            "import tack\n\n@tack.kernel\ndef k(x):\n"
+                                            "    for i in range(4):\n"
+                                            "        x[i] = undefined_name\n"));
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_TRUE(has(bad.out, "bad.py:6:")) << bad.out;
+}
+
+TEST(Tackc, DevicesListsEveryBackendAndExitsZero) {
+    Result r = tackc("devices");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(has(r.out, "cpu (CPU): available\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "  dtypes: i8, u8, i16, u16, i32, u32, i64, u64, f32, f64\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "  f64: yes\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "  atomic dtypes: ")) << r.out;
+    EXPECT_TRUE(has(r.out, "  workgroups: ")) << r.out;
+    EXPECT_TRUE(has(r.out, "  device reductions: ")) << r.out;
+    // Level Zero is compiled in everywhere; without a driver it says why instead of failing.
+    EXPECT_TRUE(has(r.out, "level_zero (Level Zero): available\n") ||
+                has(r.out, "level_zero (Level Zero): unavailable: Cannot initialize"))
+        << r.out;
+    // Every backend the library reports, each with a verdict.
+    for (const std::string& name : tack::available_backends()) {
+        EXPECT_TRUE(has(r.out, "\n" + name + " (") || r.out.starts_with(name + " (")) << name;
+    }
+}
+
+TEST(Tackc, CacheInfoCountsOnlyEntriesAndClearRemovesThem) {
+    TempDir dir;
+    std::string env = "TACK_CACHE_DIR='" + dir.path() + "'";
+    Result empty = tackc("cache info", env);
+    EXPECT_EQ(empty.status, 0);
+    EXPECT_EQ(empty.out, "path: " + dir.path() + "\nstatus: enabled\nentries: 0\nbytes: 0\n");
+
+    dir.write("a.bin", std::string(10, 'x'));
+    dir.write("b.bin", std::string(5, 'y'));
+    dir.write(".tmp-1-2-3", "partial");  // a writer's temp file: not an entry, but ours
+    dir.write("notes.txt", "not ours");
+    Result two = tackc("cache info", env);
+    EXPECT_TRUE(has(two.out, "entries: 2\nbytes: 15\n")) << two.out;
+
+    Result cleared = tackc("cache clear", env);
+    EXPECT_EQ(cleared.status, 0);
+    EXPECT_EQ(cleared.out, "removed 3 files from " + dir.path() + "\n");
+    EXPECT_TRUE(fs::exists(dir.path() + "/notes.txt"));
+    EXPECT_TRUE(has(tackc("cache info", env).out, "entries: 0\nbytes: 0\n"));
+}
+
+TEST(Tackc, CacheDisabledSaysWhy) {
+    for (const char* value : {"off", "OFF", ""}) {
+        Result r = tackc("cache info", std::string("TACK_CACHE_DIR='") + value + "'");
+        EXPECT_EQ(r.status, 0);
+        EXPECT_TRUE(
+            has(r.out, std::string("status: disabled (TACK_CACHE_DIR is '") + value + "')\n"))
+            << r.out;
+        Result clear = tackc("cache clear", std::string("TACK_CACHE_DIR='") + value + "'");
+        EXPECT_EQ(clear.status, 2);
+        EXPECT_TRUE(has(clear.out, "disk cache is disabled")) << clear.out;
+    }
+    TempDir dir;
+    ::chmod(dir.path().c_str(), 0770);
+    Result shared = tackc("cache info", "TACK_CACHE_DIR='" + dir.path() + "'");
+    EXPECT_TRUE(has(shared.out, "is writable by group or others")) << shared.out;
+}
+
+TEST(Tackc, CacheUsageErrors) {
+    EXPECT_EQ(tackc("cache").status, 2);
+    Result r = tackc("cache purge");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(has(r.out, "unknown cache action 'purge'")) << r.out;
+}
+
+TEST(Tackc, InspectCpuSourceIsNoaliasUnlessAliased) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    Result disjoint =
+        tackc("inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64' --mode source");
+    EXPECT_EQ(disjoint.status, 0) << disjoint.out;
+    EXPECT_TRUE(has(disjoint.out, "define ")) << disjoint.out;
+    EXPECT_TRUE(has(disjoint.out, "noalias")) << disjoint.out;
+    Result aliased =
+        tackc("inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64' --mode source --aliased");
+    EXPECT_EQ(aliased.status, 0) << aliased.out;
+    EXPECT_TRUE(has(aliased.out, "define ")) << aliased.out;
+    EXPECT_FALSE(has(aliased.out, "noalias")) << aliased.out;
+    Result explicit_cpu = tackc("inspect " + file +
+                                " saxpy --args 'f32[:],f32[:],f32,i64' --mode source --target cpu");
+    EXPECT_EQ(explicit_cpu.out, disjoint.out);
+}
+
+// Each GPU target prints its dialect's source with no device present.
+TEST(Tackc, InspectGpuTargetsPrintTheirDialect) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    struct Case {
+        const char* target;
+        const char* marker;
+    };
+    const Case cases[] = {{"cuda", "extern \"C\" __global__ void"},
+                          {"hip", "#include <hip/hip_runtime.h>"},
+                          {"opencl", "__kernel void"},
+                          {"level_zero", "__kernel void"},
+                          {"metal", "#include <metal_stdlib>"}};
+    for (const Case& c : cases) {
+        Result r = tackc("inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64' --target " +
+                         c.target + " --mode source");
+        EXPECT_EQ(r.status, 0) << c.target << "\n" << r.out;
+        EXPECT_TRUE(has(r.out, c.marker)) << c.target << "\n" << r.out;
+        EXPECT_FALSE(has(r.out, "define ")) << c.target;  // not LLVM IR
+    }
+    Result l0 = tackc("inspect " + file +
+                      " saxpy --args 'f32[:],f32[:],f32,i64' --target level_zero --mode source");
+    Result cl = tackc("inspect " + file +
+                      " saxpy --args 'f32[:],f32[:],f32,i64' --target opencl --mode source");
+    EXPECT_EQ(l0.out, cl.out);
+}
+
+// Extents outside the parallel loop's end become constants (shape specialization).
+TEST(Tackc, InspectGpuSourceIsShapeSpecialized) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    std::string base =
+        "inspect " + file + " scale_by_len --args 'f32[:],f32[:]' --target cuda --mode source";
+    Result r77 = tackc(base + " --shapes '77;77'");
+    Result r91 = tackc(base + " --shapes '91;91'");
+    EXPECT_EQ(r77.status, 0) << r77.out;
+    EXPECT_TRUE(has(r77.out, "77")) << r77.out;
+    EXPECT_FALSE(has(r77.out, "91")) << r77.out;
+    EXPECT_TRUE(has(r91.out, "91")) << r91.out;
+}
+
+TEST(Tackc, InspectOptimizedIsCpuOnly) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    std::string base = "inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64' --mode optimized";
+    Result cpu = tackc(base);
+    EXPECT_EQ(cpu.status, 0) << cpu.out;
+    EXPECT_TRUE(has(cpu.out, "define ")) << cpu.out;
+    for (const char* target : {"cuda", "hip", "opencl", "level_zero", "metal"}) {
+        Result r = tackc(base + " --target " + target);
+        EXPECT_EQ(r.status, 2) << target;
+        EXPECT_TRUE(has(r.out, "inspect mode 'optimized' is CPU only: ")) << r.out;
+    }
+}
+
+TEST(Tackc, InspectErrors) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    Result mode = tackc("inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64' --mode ptx");
+    EXPECT_EQ(mode.status, 2);
+    EXPECT_TRUE(has(mode.out, "Unknown inspect mode: 'ptx'. Use 'ir', 'source', or 'optimized'."))
+        << mode.out;
+    Result target = tackc("inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64' --target tpu");
+    EXPECT_EQ(target.status, 2);
+    EXPECT_TRUE(has(target.out, "unknown target 'tpu'")) << target.out;
+    Result func = tackc("inspect " + file + " helper --args 'i32'");
+    EXPECT_EQ(func.status, 2);
+    EXPECT_TRUE(has(func.out, "no @tack.kernel named 'helper'")) << func.out;
+    // Metal has no f64 (a kernel check, reported as a diagnostic).
+    Result f64 = tackc("inspect " + file +
+                       " saxpy --args 'f64[:],f64[:],f64,i64' --target metal --mode source");
+    EXPECT_EQ(f64.status, 1) << f64.out;
+    EXPECT_TRUE(has(f64.out, "TypeError")) << f64.out;
+}
+
+}  // namespace

@@ -1,0 +1,72 @@
+// tackc cache info|clear: the disk cache of compiled variants (DECISIONS "Disk cache").
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+
+#include "cache/disk_cache.hpp"
+#include "commands.hpp"
+#include "support/env.hpp"
+
+namespace tack::tackc {
+
+namespace {
+
+// Why the cache the runtime would use is off, in the terms a user can act on. DiskCache
+// refuses a directory for the same reasons (disk_cache.cpp) and warns on stderr.
+std::string disabled_reason(const cache::DiskCache& cache) {
+    if (auto raw = support::env_string("TACK_CACHE_DIR"); raw && !support::env_cache_dir())
+        return "TACK_CACHE_DIR is '" + *raw + "'";
+    if (cache.dir().empty()) return "TACK_CACHE_DIR, XDG_CACHE_HOME and HOME are unset";
+    struct stat st {};
+    if (::stat(cache.dir().c_str(), &st) != 0)
+        return "'" + cache.dir() + "' cannot be created (" + std::strerror(errno) + ")";
+    if (!S_ISDIR(st.st_mode)) return "'" + cache.dir() + "' is not a directory";
+    if (st.st_uid != ::geteuid()) return "'" + cache.dir() + "' is owned by another user";
+    return "'" + cache.dir() + "' is writable by group or others (chmod 700 it)";
+}
+
+int cache_info(const cache::DiskCache& cache) {
+    std::printf("path: %s\n", cache.dir().empty() ? "(none)" : cache.dir().c_str());
+    if (!cache.enabled()) {
+        std::printf("status: disabled (%s)\n", disabled_reason(cache).c_str());
+        return 0;
+    }
+    cache::CacheInfo info = cache.info();
+    std::printf("status: enabled\nentries: %llu\nbytes: %llu\n",
+                static_cast<unsigned long long>(info.entries),
+                static_cast<unsigned long long>(info.total_bytes));
+    return 0;
+}
+
+int cache_clear(const cache::DiskCache& cache) {
+    if (!cache.enabled())
+        throw std::runtime_error("disk cache is disabled (" + disabled_reason(cache) + ")");
+    uint64_t removed = cache.clear();
+    std::printf("removed %llu files from %s\n", static_cast<unsigned long long>(removed),
+                cache.dir().c_str());
+    return 0;
+}
+
+struct CacheAction {
+    std::string_view name;
+    int (*run)(const cache::DiskCache&);
+};
+
+constexpr CacheAction kActions[] = {{"info", cache_info}, {"clear", cache_clear}};
+
+}  // namespace
+
+int cmd_cache(const Args& args) {
+    if (args.size() != 1) throw std::runtime_error("expected 'info' or 'clear'");
+    for (const CacheAction& a : kActions) {
+        if (a.name == args[0]) return a.run(cache::DiskCache::from_environment());
+    }
+    throw std::runtime_error("unknown cache action '" + args[0] + "'; use 'info' or 'clear'");
+}
+
+}  // namespace tack::tackc
