@@ -1,5 +1,7 @@
 """Atomics: a histogram where many iterations update the same bins."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -21,7 +23,7 @@ def extrema(data, lo_hi):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     rng = np.random.default_rng(11)
     data = rng.normal(size=1_000_000).astype(np.float32)
     counts = tack.field(tack.i32, 16)

@@ -1,5 +1,7 @@
 """if/elif/else, while, break, continue and conditional expressions inside kernels."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -43,7 +45,7 @@ def collatz_reference(n, limit):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     start = np.arange(1, 2001, dtype=np.int64)
     steps = tack.field(tack.i32, start.size)
     collatz_steps(tack.field_like(start), steps, 500)

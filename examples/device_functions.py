@@ -1,5 +1,7 @@
 """@tack.func: device functions inlined into kernels, returning tuples, calling each other."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -34,7 +36,7 @@ def polar(xs, ys, r, theta, height):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     rng = np.random.default_rng(7)
     x, y = rng.normal(size=(2, 500)) * 50
     fields = [tack.field(tack.f64, 500) for _ in range(3)]

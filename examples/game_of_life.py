@@ -1,5 +1,7 @@
 """Conway's Game of Life on a torus: integer stencil with wrap-around indices."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -26,7 +28,7 @@ def reference_step(g):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     rng = np.random.default_rng(1)
     board = (rng.random((48, 64)) < 0.3).astype(np.uint8)
     a, b = tack.field_like(board), tack.field_like(board)

@@ -5,6 +5,7 @@ PNG of the final temperature.
 """
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -26,7 +27,7 @@ def main():
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     n = 96
     u0 = np.zeros((n, n))
     u0[n // 3 : 2 * n // 3, n // 3 : 2 * n // 3] = 100.0

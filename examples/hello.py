@@ -1,5 +1,7 @@
 """Hello, Tack: one kernel, one field, checked against NumPy."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -12,7 +14,7 @@ def squares(out):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     out = tack.field(tack.i32, 10)
     squares(out)
     result = out.to_numpy()

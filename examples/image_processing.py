@@ -1,6 +1,8 @@
 """Image processing: a 3x3 box blur and a Sobel edge magnitude on an 8-bit image, with
 clamped borders and u8 output, checked against NumPy."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -40,7 +42,7 @@ def shifted(img, di, dj):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     yy, xx = np.mgrid[0:120, 0:160]
     img = (((xx // 20 + yy // 20) % 2) * 200 + 20).astype(np.uint8)
     src = tack.field_like(img)

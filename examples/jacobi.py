@@ -1,6 +1,8 @@
 """Jacobi iteration for the 2-D Laplace equation: a stencil over the interior, ping-ponging
 two fields, checked against NumPy."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -13,7 +15,7 @@ def jacobi_step(src, dst):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     n = 64
     grid = np.zeros((n, n), np.float32)
     grid[0, :] = 1.0  # hot top edge

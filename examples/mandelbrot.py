@@ -4,6 +4,7 @@
 """
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -55,7 +56,7 @@ def main():
     parser.add_argument("--out", default="mandelbrot.png")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     x0, y0, step = -2.2, -1.2 * height / width * 1.25, 3.2 / width
     image = tack.field(tack.i32, (height, width))
 

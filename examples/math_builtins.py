@@ -1,6 +1,7 @@
 """Math builtins inside kernels: available unqualified, as math.X, and with f64 precision."""
 
 import math
+import os
 
 import numpy as np
 
@@ -31,7 +32,7 @@ def expected(x):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     x = np.linspace(0.01, 4.0, 1000)
     for np_dtype, tol in ((np.float32, 1e-5), (np.float64, 1e-12)):
         xs = x.astype(np_dtype)

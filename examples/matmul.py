@@ -1,5 +1,6 @@
 """Dense matrix multiply: one output element per iteration of a 2-D parallel loop."""
 
+import os
 import time
 
 import numpy as np
@@ -17,7 +18,7 @@ def matmul(a, b, c):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     rng = np.random.default_rng(9)
     for np_dtype, tol in ((np.float32, 1e-4), (np.float64, 1e-12)):
         a = rng.random((128, 96)).astype(np_dtype)

@@ -1,6 +1,8 @@
 """N-body: all-pairs gravitational accelerations with a sequential inner loop, then one
 leapfrog step, checked against NumPy."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -42,7 +44,7 @@ def reference(pos, mass):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     rng = np.random.default_rng(4)
     n = 512
     pos = rng.normal(size=(n, 3))

@@ -1,5 +1,7 @@
 """tack.ndrange: multi-dimensional parallel loops, with sizes or (start, end) pairs."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -18,7 +20,7 @@ def interior(grid):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     a = np.arange(1, 6, dtype=np.float32)
     b = np.arange(1, 4, dtype=np.float32)
     out = tack.field(tack.f32, (5, 3))

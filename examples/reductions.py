@@ -2,6 +2,7 @@
 accumulator inside a kernel."""
 
 import math
+import os
 
 import numpy as np
 
@@ -25,7 +26,7 @@ def count_positive(x, total):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     rng = np.random.default_rng(2)
     a = rng.normal(size=100_000)
     b = rng.normal(size=100_000)

@@ -1,6 +1,8 @@
 """Scalar arguments take their type from the value (CONTRACT B2): ints are i32 when they fit,
 then i64; floats are f32 unless an f64 field is passed to the same call."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -13,7 +15,7 @@ def affine(x, out, a, b):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     x32 = np.linspace(-1, 1, 16, dtype=np.float32)
     out32 = tack.field(tack.f32, 16)
     affine(tack.field_like(x32), out32, 0.1, 3)

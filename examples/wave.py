@@ -1,5 +1,7 @@
 """1-D wave equation with fixed ends (leapfrog in time), checked against NumPy."""
 
+import os
+
 import numpy as np
 
 import tack
@@ -12,7 +14,7 @@ def wave_step(prev, cur, nxt, c2):
 
 
 def main():
-    tack.init(arch=tack.cpu)
+    tack.init(arch=os.environ.get("TACK_EXAMPLES_ARCH", tack.cpu))
     n, steps, c2 = 400, 300, 0.25
     x = np.linspace(0, 1, n)
     u0 = np.exp(-((x - 0.3) ** 2) / 0.002)

@@ -363,6 +363,12 @@ void init_fields(nb::module_& m) {
             nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
             nb::arg("copy").none() = nb::none())
         .def("__dlpack_device__", [](const Field&) { return nb::make_tuple(1, 0); })
+        .def("export_memory",
+             [](const Field& f) {  // CONTRACT C24: only Metal and CUDA export memory
+                 std::string backend(f.array.buffer()->backend().display_name());
+                 raise_python(PyExc_RuntimeError,
+                              "Backend " + backend + "Backend does not support memory export");
+             })
         .def("__repr__", &field_repr);
 
     m.def("_field", &create, nb::arg("dtype"), nb::arg("shape"), nb::arg("elem_dims").none());

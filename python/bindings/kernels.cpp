@@ -1,20 +1,17 @@
 // tack.Kernel: the call path from Python (argument conversion in C++, the GIL released while
 // the core compiles and runs; name questions re-take it), the C27 exception translation and
 // tack.inspect.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 
 #include "bindings.hpp"
-#include "codegen/llvm/llvm_codegen.hpp"
-#include "ir/printer.hpp"
-#include "passes/passes.hpp"
 #include "runtime/backend.hpp"
-#include "runtime/errors.hpp"
-#include "runtime/ir_facts.hpp"
+#include "runtime/inspect.hpp"
 #include "runtime/kernel_impl.hpp"
 #include "runtime/registry.hpp"
-#include "sema/sema.hpp"
 
 namespace tack::python {
 
@@ -101,6 +98,25 @@ std::string strip_prefix(const std::string& message, const std::string& prefix) 
     return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
 }
 
+// CONTRACT C27: a message carrying a vendor compiler's log ("compilation failed"; OpenCL's
+// "clBuildProgram failed") is shortened to its `error:` lines; one with none stays whole.
+constexpr const char* kCompilerFailures[] = {"compilation failed", "clBuildProgram failed"};
+
+std::string shorten_compiler_log(const std::string& text) {
+    auto has = [&](const char* marker) { return text.find(marker) != std::string::npos; };
+    if (std::none_of(std::begin(kCompilerFailures), std::end(kCompilerFailures), has)) return text;
+    std::string out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        if (line.find("error:") != std::string::npos) out += (out.empty() ? "" : "\n") + line;
+        start = end + 1;
+    }
+    return out.empty() ? text : out;
+}
+
 // CONTRACT C27: what a failed call raises.
 [[noreturn]] void raise_call_error(const PyKernel& k, const Error& e) {
     std::string prefix = "Kernel '" + k.name() + "'";
@@ -112,10 +128,10 @@ std::string strip_prefix(const std::string& message, const std::string& prefix) 
             raise_chained(PyExc_TypeError, prefix + ": " + text, exception_object(e));
         case ErrorKind::NotImplemented:
         case ErrorKind::Runtime:
-            raise_chained(
-                PyExc_RuntimeError,
-                prefix + " failed on " + backend_class() + ": " + strip_prefix(text, prefix + ": "),
-                exception_object(e));
+            raise_chained(PyExc_RuntimeError,
+                          prefix + " failed on " + backend_class() + ": " +
+                              shorten_compiler_log(strip_prefix(text, prefix + ": ")),
+                          exception_object(e));
         default:
             raise_python(e);
     }
@@ -140,10 +156,11 @@ nb::object call(PyKernel& k, nb::args args, nb::kwargs kwargs) {
     ArgPack pack(k, args);
     note_device_used();
     std::exception_ptr failure;
+    std::optional<Scalar> result;
     {
         nb::gil_scoped_release release;
         try {
-            k.impl().call(pack.span());
+            result = k.impl().call(pack.span());
         } catch (...) {
             failure = std::current_exception();
         }
@@ -161,68 +178,41 @@ nb::object call(PyKernel& k, nb::args args, nb::kwargs kwargs) {
                                                  backend_class() + ": " + e.what());
         }
     }
-    return nb::none();
+    return result ? scalar_to_python(*result) : nb::none();
 }
 
-// --- tack.inspect (CONTRACT C26): the pipeline for these arguments, never run or cached -----
-
-bool overlaps(const Array& a, const Array& b) {
-    return a.span_begin() < b.span_end() && b.span_begin() < a.span_end();
-}
-
-bool disjoint_call(const ir::Kernel& k, std::span<const detail::Arg> args) {
-    for (int w : runtime::collect_facts(k).written_params) {
-        for (size_t j = 0; j < args.size(); ++j) {
-            if (int(j) != w && args[j].array && overlaps(*args[size_t(w)].array, *args[j].array))
-                return false;
-        }
-    }
-    return true;
-}
-
-std::string inspect_text(const PyKernel& k, std::span<const detail::Arg> args,
-                         const std::string& mode) {
-    const runtime::ModuleImpl& m = k.module();
-    std::vector<diag::Diagnostic> diags = sema::validate(k.def(), m.file, *m.env);
-    if (!diags.empty()) runtime::throw_public(diags.front());
-    std::vector<sema::ArgType> sig;
-    for (const auto& a : args) {
-        if (a.array)
-            sig.push_back({true, a.array->dtype(), a.array->rank()});
-        else
-            sig.push_back({false, a.scalar.dtype, 0});
-    }
-    ir::Kernel lowered = sema::lower_kernel(k.def(), m.file, *m.env, sig);
-    if (mode == "ir") return ir::print(passes::optimize(std::move(lowered)));
-    passes::ShapeValues shapes;
-    for (auto [p, d] : passes::shape_dims_used(lowered)) {
-        shapes[{p, d}] = args[static_cast<size_t>(p)].array->shape()[d];
-    }
-    bool noalias =
-        runtime::default_backend().specializes_disjoint() && disjoint_call(lowered, args);
-    ir::Kernel specialized =
-        passes::optimize(passes::specialize_shapes(std::move(lowered), shapes));
-    return codegen::llvm_cpu::emit_llvm_ir(specialized, {.noalias = noalias}, mode == "optimized");
-}
+// --- tack.inspect (CONTRACT C26): the pipeline for these arguments on the active backend,
+// never run or cached (the core's runtime/inspect.hpp, shared with tackc) --------------------
 
 std::string inspect(PyKernel& k, nb::tuple args, const std::string& mode) {
-    if (mode != "ir" && mode != "source" && mode != "optimized") {
-        raise_python(PyExc_ValueError,
-                     "Unknown inspect mode: '" + mode + "'. Use 'ir', 'source', or 'optimized'.");
-    }
-    check_count(k, args.size());
-    ArgPack pack(k, args);
     try {
-        return inspect_text(k, pack.span(), mode);
-    } catch (const diag::CompileError& e) {
-        try {
-            runtime::throw_public(e);
-        } catch (const Error& pub) {
-            raise_python(pub);
-        }
+        runtime::InspectMode m = runtime::inspect_mode(mode);
+        check_count(k, args.size());
+        ArgPack pack(k, args);
+        return runtime::inspect_call(k.module(), k.def(), runtime::default_backend(), pack.span(),
+                                     m);
+    } catch (const Error& e) {
+        raise_python(e);
     } catch (const diag::InternalError& e) {
         raise_python(PyExc_RuntimeError, e.what());
     }
+}
+
+// Benchmarking only (benchmarks/bench_python.py): seconds per call of `calls` native calls
+// with the same converted arguments, no Python in the loop.
+std::vector<double> time_native_calls(PyKernel& k, nb::tuple args, int calls) {
+    check_count(k, args.size());
+    ArgPack pack(k, args);
+    std::vector<double> seconds;
+    nb::gil_scoped_release release;
+    for (int i = 0; i < calls; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        k.impl().call(pack.span());
+        runtime::default_backend().synchronize();
+        seconds.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return seconds;
 }
 
 }  // namespace
@@ -246,6 +236,8 @@ void init_kernels(nb::module_& m) {
         .def("_num_variants",
              [](const PyKernel& k) { return k.impl().num_variants(runtime::default_backend()); });
     m.def("_inspect", &inspect, nb::arg("kernel"), nb::arg("args"), nb::arg("mode"));
+    m.def("_time_native_calls", &time_native_calls, nb::arg("kernel"), nb::arg("args"),
+          nb::arg("calls"));
 }
 
 }  // namespace tack::python

@@ -12,9 +12,9 @@ hip = "hip"
 level_zero = "level_zero"
 opencl = "opencl"
 
-# The architectures the public contract names; one this build lacks is "unavailable" (with
-# what is missing), not "unknown".
-_CONTRACT_ARCHS = ("cpu", "cuda", "hip", "level_zero", "metal")
+# The architectures the public contract and DECISIONS name; one this build lacks is
+# "unavailable" (with what is missing), not "unknown".
+_CONTRACT_ARCHS = ("cpu", "cuda", "hip", "level_zero", "metal", "opencl")
 
 _HINTS = {
     "cpu": "The CPU backend is part of every build; check the LLVM installation.",

@@ -107,7 +107,9 @@ array_from_ptr = field_from_ptr
 
 
 def memory_space(ptr):
-    """Where `ptr` lives for the active backend: "cpu" on host backends (CONTRACT C21)."""
+    """Where `ptr` lives for the active backend (CONTRACT C21): "cpu" on the CPU; on OpenCL too,
+    whose buffers have no device addresses a host can hold (wrapping takes host memory).
+    Anything that is not an address answers "cpu" without asking a driver."""
     return "cpu"
 
 

@@ -111,8 +111,11 @@ def constant(value, dtype=None):
 
 
 def inspect(kernel, *args, mode="source"):
-    """The pipeline's output for these arguments, never run (CONTRACT C26): "ir" (typed IR),
-    "source" (LLVM IR of the variant these arguments select) or "optimized" (after O3)."""
+    """The pipeline's output for these arguments on the active backend, never run, compiled
+    for a device or cached (CONTRACT C26): "ir" (typed IR), "source" (the CPU's LLVM IR of the
+    variant these arguments select, disjoint bit included; a GPU-style backend's C dialect, e.g.
+    OpenCL C) or "optimized" (the CPU's LLVM IR after O3; ValueError elsewhere). The core's
+    runtime/inspect.hpp does the work, as for `tackc inspect`."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"Expected a @tack.kernel, got {type(kernel).__name__}")
     return _tack._inspect(kernel, args, mode)

@@ -1,4 +1,10 @@
-"""Shared fixtures: every test runs on a fresh CPU backend unless it asks otherwise."""
+"""Shared fixtures: every test runs on a fresh CPU backend unless it asks otherwise.
+
+Tests that take `backend` (or a capability fixture: `f64_backend`, `reduction_backend`,
+`workgroup_backend`) run once per backend this build has that initializes here, chosen by the
+backends' declared capabilities, never by name (CONTRACT F2). A backend whose init fails is
+excluded, with the reason in the report header.
+"""
 
 import atexit
 import os
@@ -36,3 +42,48 @@ def python_env():
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+def _probe_backends():
+    usable, excluded = {}, {}
+    for name in tack._tack._available_backends():
+        try:
+            usable[name] = tack.init(name)
+        except (ImportError, RuntimeError, OSError, AttributeError) as e:
+            excluded[name] = str(e)
+    tack.init(tack.cpu)
+    return usable, excluded
+
+
+BACKENDS, EXCLUDED = _probe_backends()
+
+CAPABILITIES = {
+    "backend": lambda d: True,
+    "f64_backend": lambda d: d.supports_f64,
+    "reduction_backend": lambda d: d.supports_device_reductions,
+    "workgroup_backend": lambda d: d.supports_workgroups,
+}
+
+
+def pytest_report_header(config):
+    lines = [f"tack backends: {', '.join(BACKENDS)}"]
+    lines += [f"tack backend excluded: {name}: {why}" for name, why in EXCLUDED.items()]
+    return lines
+
+
+def pytest_generate_tests(metafunc):
+    for fixture, wants in CAPABILITIES.items():
+        if fixture in metafunc.fixturenames:
+            names = [n for n, d in BACKENDS.items() if wants(d)]
+            metafunc.parametrize(fixture, names, indirect=True)
+
+
+def _activate(request):
+    tack.init(request.param)
+    return request.param
+
+
+backend = pytest.fixture(_activate, name="backend")
+f64_backend = pytest.fixture(_activate, name="f64_backend")
+reduction_backend = pytest.fixture(_activate, name="reduction_backend")
+workgroup_backend = pytest.fixture(_activate, name="workgroup_backend")

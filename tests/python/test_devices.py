@@ -24,7 +24,7 @@ def test_init_returns_a_new_cpu_device():
 
 def test_unknown_arch():
     with pytest.raises(ValueError, match=r"Unknown architecture: 'vulkan'\. Available: cpu, cuda, "
-                                         r"hip, level_zero, metal"):
+                                         r"hip, level_zero, metal, opencl$"):
         tack.init("vulkan")
 
 

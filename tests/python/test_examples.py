@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, python_env
+from conftest import BACKENDS, ROOT, python_env
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py"))
 ARGS = {
@@ -23,10 +23,13 @@ def test_the_examples_cover_the_issue_list():
             "inspect_kernel"} <= names
 
 
+# The sweep runs on every backend that initializes here (CONTRACT C29 TACK_EXAMPLES_ARCH).
+@pytest.mark.parametrize("arch", list(BACKENDS))
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.stem)
-def test_example_runs_and_checks_itself(script, tmp_path):
+def test_example_runs_and_checks_itself(script, arch, tmp_path):
+    env = dict(python_env(), TACK_EXAMPLES_ARCH=arch)
     r = subprocess.run([sys.executable, str(script), *ARGS.get(script.name, [])], cwd=tmp_path,
-                       capture_output=True, text=True, env=python_env(), timeout=300)
+                       capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.strip()
     for name in ARGS.get(script.name, []):

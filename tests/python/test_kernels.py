@@ -353,3 +353,34 @@ def test_variant_counts_of_contract_d5():
     x = tack.field(tack.f32, 8)
     k(x, x, 2.0)
     assert k._num_variants() == 5  # aliased arguments: not the disjoint variant
+
+
+@tack.kernel
+def last_plus_first(x, a) -> tack.f32:
+    for i in range(x.shape[0]):
+        x[i] = a * i
+    return x[0] + x[x.shape[0] - 1]
+
+
+@tack.kernel
+def doubled_count(x) -> int:
+    for i in range(x.shape[0]):
+        x[i] = i
+    return x.shape[0] * 2 + 1
+
+
+@tack.kernel
+def third(x) -> float:
+    for i in range(x.shape[0]):
+        x[i] = 1.0
+    return x[0] / 3
+
+
+def test_kernel_return_values_of_decisions_g7():
+    r = last_plus_first(tack.field(tack.f32, 5), 1.5)
+    assert type(r) is float and r == 6.0
+    n = doubled_count(tack.field(tack.i32, 5))
+    assert type(n) is int and n == 11
+    f = third(tack.field(tack.f32, 2))
+    assert type(f) is float and f == float(np.float32(1) / np.float32(3))  # f32, not f64
+    assert saxpy(tack.field(tack.f32, 1), tack.field(tack.f32, 1), 1.0) is None

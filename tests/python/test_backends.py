@@ -1,0 +1,189 @@
+"""End-to-end kernels on every backend that initializes here (CONTRACT F2 fixtures), checked
+against NumPy and hand-computed values. Launches may be queued (DECISIONS G9): every host read
+below is also a check that it waits for them."""
+
+import numpy as np
+import pytest
+
+import tack
+
+from conftest import BACKENDS
+
+
+@tack.kernel
+def saxpy(x, y, a):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+@tack.kernel
+def int_ops(a, b, q, r, m):
+    for i in range(a.shape[0]):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        m[i] = a[i] * b[i]
+
+
+@tack.kernel
+def grid(out):
+    for i, j in tack.ndrange(out.shape[0], out.shape[1]):
+        out[i, j] = i * 10 + j
+
+
+@tack.kernel
+def histogram(data, counts):
+    for i in range(data.shape[0]):
+        tack.atomic_add(counts, data[i] % counts.shape[0], 1)
+
+
+@tack.kernel
+def scale64(x, a):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * a + 0.1
+
+
+@tack.kernel
+def group_sums(x, out):
+    for i in range(x.shape[0]):
+        s = tack.block_sum(x[i])
+        if i % 256 == 0:
+            out[i // 256] = s
+
+
+@tack.kernel
+def fill_and_sum(x) -> tack.f32:
+    for i in range(x.shape[0]):
+        x[i] = 0.5 * i
+    return x[1] + x[x.shape[0] - 1]
+
+
+def test_device_is_active(backend):
+    assert tack._tack._default_device().name == backend
+    assert tack.field(tack.f32, 4).to_numpy().tolist() == [0.0] * 4  # zero-filled (C7)
+
+
+def test_saxpy_many_queued_launches(backend):
+    rng = np.random.default_rng(0)
+    x = rng.random(10_000).astype(np.float32)
+    y = rng.random(10_000).astype(np.float32)
+    fx, fy = tack.field_like(x), tack.field_like(y)
+    for _ in range(5):
+        saxpy(fx, fy, 2.0)
+        y = np.float32(2.0) * x + y
+    assert np.allclose(fy.to_numpy(), y, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("np_dtype", ["int8", "uint16", "int32", "uint32", "int64"])
+def test_integer_results_are_exact(backend, np_dtype):
+    info = np.iinfo(np_dtype)
+    rng = np.random.default_rng(1)
+    a = rng.integers(info.min, info.max, 500, dtype=np_dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, 500, dtype=np_dtype, endpoint=True)
+    b[b == 0] = 3
+    if info.min < 0:
+        b[b == -1] = 5
+    q, r, m = (tack.field(tack.field_like(a).dtype, 500) for _ in range(3))
+    int_ops(tack.field_like(a), tack.field_like(b), q, r, m)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(q.to_numpy(), a // b)
+        assert np.array_equal(r.to_numpy(), a % b)
+        assert np.array_equal(m.to_numpy(), a * b)
+
+
+def test_ndrange_and_host_reads(backend):
+    out = tack.field(tack.i32, (3, 5))
+    grid(out)
+    assert out[2, 4] == 24  # host element read waits for the launch
+    assert np.array_equal(out.to_numpy(), np.add.outer(np.arange(3) * 10, np.arange(5)))
+
+
+def test_fill_copy_reductions(backend):
+    f = tack.full(tack.f32, 1000, 0.25)
+    assert f.sum() == 250.0
+    g = f.copy()
+    saxpy(f, g, 4.0)
+    assert g.min() == 1.25 and g.max() == 1.25
+    assert f.astype(tack.i32).to_numpy().tolist() == [0] * 1000
+
+
+def test_atomic_histogram(backend):
+    data = np.arange(100_000, dtype=np.int32)
+    counts = tack.field(tack.i32, 7)
+    histogram(tack.field_like(data), counts)
+    assert counts.to_numpy().tolist() == np.bincount(data % 7, minlength=7).tolist()
+
+
+def test_f64(f64_backend):
+    x = np.linspace(-1, 1, 300)
+    f = tack.field_like(x)
+    scale64(f, 3.0)
+    assert f.to_numpy().tolist() == (x * 3.0 + 0.1).tolist()
+
+
+def test_block_sum(workgroup_backend):
+    x = (np.arange(1024) % 5).astype(np.float32)
+    out = tack.field(tack.f32, 4)
+    group_sums(tack.field_like(x), out)
+    assert out.to_numpy().tolist() == x.reshape(4, 256).sum(axis=1).tolist()
+
+
+def test_device_reductions(reduction_backend):
+    x = np.arange(1 << 16, dtype=np.float32)
+    f = tack.field_like(x)
+    assert f.max() == 65535.0 and f.min() == 0.0
+    assert f.mean() == pytest.approx(32767.5, rel=1e-6)
+
+
+def test_return_value(backend):
+    x = tack.field(tack.f32, 9)
+    try:
+        result = fill_and_sum(x)
+    except RuntimeError as e:
+        if "does not support kernel return values" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert isinstance(result, float) and result == 0.5 + 4.0
+    assert x.to_numpy().tolist() == [0.5 * i for i in range(9)]
+
+
+def test_inspect_follows_the_active_backend(backend):
+    x, y = tack.field(tack.f32, 8), tack.field(tack.f32, 8)
+    source = tack.inspect(saxpy, x, y, 2.0)
+    assert saxpy._num_variants() == 0  # never compiled or cached
+    if tack._tack._default_device().device_memory_spaces:  # a GPU-style backend: C source
+        assert "tack_kernel_saxpy" in source and "define" not in source.split("\n")[0]
+        with pytest.raises(ValueError, match="inspect mode 'optimized' is CPU only: "):
+            tack.inspect(saxpy, x, y, 2.0, mode="optimized")
+    else:
+        assert "define" in source and "noalias" in source  # disjoint arrays: the noalias variant
+        assert "noalias" not in tack.inspect(saxpy, x, x, 2.0)
+        assert "define" in tack.inspect(saxpy, x, y, 2.0, mode="optimized")
+
+
+def test_opencl_constant_and_device():
+    assert tack.opencl == "opencl"
+    if "opencl" not in tack._tack._available_backends():
+        pytest.skip("this build has no OpenCL backend")
+    try:
+        d = tack.device(tack.opencl)
+    except RuntimeError as e:
+        pytest.skip(str(e))
+    assert d.name == "opencl" and d.backend_class == "OpenCLBackend"
+    assert tack.device("opencl") == d  # the one process-wide OpenCL device
+    assert tack.init("opencl") != d  # init builds a new one (CONTRACT C1)
+
+
+def test_export_memory_is_refused(backend):
+    with pytest.raises(RuntimeError, match=r"Backend \w+Backend does not support memory export"):
+        tack.field(tack.f32, 4).export_memory()
+
+
+def test_field_of_another_backend_is_refused(backend):
+    others = [name for name in BACKENDS if name != backend]
+    if not others:
+        pytest.skip("no second backend initializes here")
+    tack.init(others[0])
+    foreign = tack.field(tack.f32, 4)
+    tack.init(backend)
+    with pytest.raises(RuntimeError, match=r"holds an array of the \w+ backend, but the call runs"):
+        saxpy(foreign, tack.field(tack.f32, 4), 1.0)
