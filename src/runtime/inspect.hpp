@@ -18,6 +18,8 @@ struct ModuleImpl;
 /// "ir", "source" or "optimized"; anything else raises tack::ValueError with the C26 message.
 enum class InspectMode { Ir, Source, Optimized };
 InspectMode inspect_mode(std::string_view mode);
+/// Checks a target name render_variant accepts; tack::ValueError otherwise.
+void check_inspect_target(std::string_view target);
 
 /// The code of a specialized, optimized kernel for a backend name (cpu, opencl, cuda, hip,
 /// level_zero, metal): LLVM IR for the CPU (after O3 when `mode` is Optimized; `noalias` is

@@ -6,13 +6,12 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "codegen/cfamily/emitter.hpp"
-#include "codegen/llvm/llvm_codegen.hpp"
 #include "commands.hpp"
 #include "diag/diagnostic.hpp"
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
+#include "runtime/inspect.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
 
@@ -20,35 +19,8 @@ namespace tack::tackc {
 
 namespace {
 
-/// A target inspect can generate code for; `dialect` is empty for the CPU (LLVM IR).
-struct Target {
-    std::string_view name;
-    std::string_view dialect;
-};
-
-// Level Zero compiles OpenCL C to SPIR-V, so it shows the OpenCL dialect.
-// clang-format off
-constexpr Target kTargets[] = {
-    {"cpu", ""},
-    {"opencl", "opencl"},
-    {"cuda", "cuda"},
-    {"hip", "hip"},
-    {"level_zero", "opencl"},
-    {"metal", "metal"},
-};
-// clang-format on
-
-const Target& find_target(const std::string& name) {
-    for (const Target& t : kTargets) {
-        if (t.name == name) return t;
-    }
-    throw std::runtime_error("unknown target '" + name +
-                             "'. Use cpu, opencl, cuda, hip, level_zero or metal.");
-}
-
 struct InspectOptions {
-    std::string path, kernel, args, mode = "ir", shapes;
-    const Target* target = &kTargets[0];
+    std::string path, kernel, args, mode = "ir", shapes, target = "cpu";
     bool aliased = false;  // CPU: the variant for arrays that may overlap (no noalias)
 };
 
@@ -67,7 +39,7 @@ InspectOptions parse_options(const Args& args) {
         else if (args[i] == "--shapes")
             o.shapes = value();
         else if (args[i] == "--target")
-            o.target = &find_target(value());
+            o.target = value();
         else if (args[i] == "--aliased")
             o.aliased = true;
         else if (args[i].starts_with("--"))
@@ -108,36 +80,22 @@ passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text) {
     return shapes;
 }
 
-void check_mode(const InspectOptions& o) {
-    if (o.mode != "ir" && o.mode != "source" && o.mode != "optimized")
-        throw std::runtime_error("Unknown inspect mode: '" + o.mode +
-                                 "'. Use 'ir', 'source', or 'optimized'.");
-}
-
+// The IR, or the code the target's generator produces after shape specialization (shared with
+// tack.inspect; GPU targets only generate source, never compile it).
 std::string render(const InspectOptions& o, ir::Kernel k) {
-    if (o.mode == "ir") return ir::print(k);
+    auto mode = runtime::inspect_mode(o.mode);
+    if (mode == runtime::InspectMode::Ir) return ir::print(k);
     k = passes::optimize(passes::specialize_shapes(std::move(k), shape_values(k, o.shapes)));
-    if (o.target->dialect.empty()) {
-        // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
-        codegen::llvm_cpu::CpuCodegenOptions opts{.noalias = !o.aliased};
-        return codegen::llvm_cpu::emit_llvm_ir(k, opts, o.mode == "optimized");
-    }
-    // After the kernel's checks, like tack.inspect (CONTRACT C26): generate() raises them.
-    const auto& dialect = codegen::cfamily::dialect(o.target->dialect);
-    std::string source = codegen::cfamily::emit(k, dialect);
-    if (o.mode == "optimized") {
-        throw std::runtime_error("inspect mode 'optimized' is CPU only: target '" +
-                                 std::string(o.target->name) + "' generates " +
-                                 std::string(dialect.display_name) + " source; use --mode source");
-    }
-    return source;
+    // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
+    return runtime::render_variant(k, o.target, mode, !o.aliased);
 }
 
 }  // namespace
 
 int cmd_inspect(const Args& args) {
     InspectOptions o = parse_options(args);
-    check_mode(o);
+    runtime::inspect_mode(o.mode);  // reject a bad mode or target before reading anything
+    runtime::check_inspect_target(o.target);
     auto file = std::make_shared<diag::SourceFile>(o.path, read_file(o.path));
     frontend::ParseResult parsed = frontend::parse_module(file);
     auto module = std::make_shared<frontend::Module>(std::move(parsed.module));

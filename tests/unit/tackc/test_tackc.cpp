@@ -262,7 +262,7 @@ TEST(Tackc, InspectErrors) {
         << mode.out;
     Result target = tackc("inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64' --target tpu");
     EXPECT_EQ(target.status, 2);
-    EXPECT_TRUE(has(target.out, "unknown target 'tpu'")) << target.out;
+    EXPECT_TRUE(has(target.out, "unknown inspect target 'tpu'")) << target.out;
     Result func = tackc("inspect " + file + " helper --args 'i32'");
     EXPECT_EQ(func.status, 2);
     EXPECT_TRUE(has(func.out, "no @tack.kernel named 'helper'")) << func.out;
