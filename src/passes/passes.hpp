@@ -36,6 +36,11 @@ ir::Kernel dead_code(ir::Kernel k);
 /// constant or another never-reassigned variable.
 ir::Kernel copy_propagate(ir::Kernel k);
 
+/// CONTRACT D13: "" when every collective (barrier, block_sum/min/max) is on provably uniform
+/// control flow, else the ValueError message "Kernel 'k': barrier at body[2].then[0] requires
+/// uniform workgroup participation: ...". (participation.cpp; used by GPU-style backends.)
+std::string check_participation(const ir::Kernel& k);
+
 struct PipelineOptions {
     bool print_after_all = false;  // write the IR after each pass to stderr
 };

@@ -82,7 +82,8 @@ inline constexpr cl_uint CL_TRUE = 1;
       (cl_context, cl_uint, const cl_device_id*, const size_t*, const unsigned char**, cl_int*,    \
        cl_int*))                                                                                   \
     X(clGetProgramInfo, cl_int, (cl_program, cl_uint, size_t, void*, size_t*))                     \
-    X(clGetKernelWorkGroupInfo, cl_int, (cl_kernel, cl_device_id, cl_uint, size_t, void*, size_t*)) \
+    X(clGetKernelWorkGroupInfo, cl_int,                                                            \
+      (cl_kernel, cl_device_id, cl_uint, size_t, void*, size_t*))                                  \
     X(clEnqueueFillBuffer, cl_int,                                                                 \
       (cl_command_queue, cl_mem, const void*, size_t, size_t, size_t, cl_uint, const cl_event*,    \
        cl_event*))

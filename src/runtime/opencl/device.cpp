@@ -98,8 +98,8 @@ DeviceDesc open_device(const ClApi& api, const DeviceChoice& choice) {
     api.clGetPlatformIDs(np, platforms.data(), nullptr);
     if (choice.platform) {
         if (*choice.platform >= static_cast<int>(np))
-            unavailable("no OpenCL platform with index " + std::to_string(*choice.platform) +
-                        " (" + std::to_string(np) + " found)");
+            unavailable("no OpenCL platform with index " + std::to_string(*choice.platform) + " (" +
+                        std::to_string(np) + " found)");
         cl_platform_id p = platforms[static_cast<size_t>(*choice.platform)];
         std::vector<cl_device_id> devs = devices_of(api, p);
         if (choice.device >= static_cast<int>(devs.size()))

@@ -7,7 +7,14 @@
 // Arrays are cl_mem buffers, not pointers, so an array's address() is a unique, 4 KiB-aligned
 // token from a private address range (disjoint byte ranges per buffer, as the aliasing and
 // alignment checks expect); execute() maps each token back to its buffer.
+//
+// Wrapped host memory (wrap_ptr) stays the storage: host reads and writes go straight to it,
+// and a launch that binds it copies it into a private device buffer first and back after,
+// completing before it returns (the seed's share()). CL_MEM_USE_HOST_PTR would be zero-copy on
+// PoCL, but a discrete device may cache such a buffer, and host access outside map/unmap is
+// then undefined.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <shared_mutex>
@@ -42,6 +49,8 @@ class OpenClBackend final : public Backend {
                                                  const VariantOptions& options) override;
     void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
     void synchronize() override { queue_.synchronize(); }
+    /// DECISIONS G7: evaluated on the host after the launch (result.hpp).
+    void evaluate_result(const Variant& variant, const std::uint64_t* slots, void* out) override;
 
     std::optional<std::string> cache_target() const override {
         return opencl::cache_target(device_);
@@ -51,18 +60,24 @@ class OpenClBackend final : public Backend {
                                                 const ir::Kernel& kernel,
                                                 const VariantOptions& options) override;
 
+    /// Programs built from source and loaded from cached binaries (for tests and tools).
+    std::size_t programs_built() const { return built_; }
+    std::size_t binaries_loaded() const { return loaded_; }
+
     const ClApi& api() const { return api_; }
     const DeviceDesc& device() const { return device_; }
     Queue& queue() { return queue_; }
 
     // Buffers register their token here (buffer.cpp).
-    std::uint64_t register_buffer(cl_mem mem, std::size_t nbytes, bool shared);
+    /// `host`: the wrapped memory, or nullptr for an ordinary array.
+    std::uint64_t register_buffer(cl_mem mem, std::size_t nbytes, void* host);
     void forget_buffer(std::uint64_t address);
 
   private:
     struct Bound {
         cl_mem mem = nullptr;
-        bool shared = false;  // wrapped memory: launches binding it complete before returning
+        void* host = nullptr;  // wrapped memory: copied in and out around each launch
+        std::size_t nbytes = 0;
     };
     Bound lookup(std::uint64_t address) const;
 
@@ -75,6 +90,7 @@ class OpenClBackend final : public Backend {
     mutable std::shared_mutex buffers_mutex_;
     std::unordered_map<std::uint64_t, Bound> buffers_;
     std::uint64_t next_address_ = std::uint64_t(1) << 44;
+    std::atomic<std::size_t> built_ = 0, loaded_ = 0;
 };
 
 }  // namespace tack::runtime::opencl

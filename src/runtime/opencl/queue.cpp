@@ -45,14 +45,6 @@ cl_mem Queue::allocate(std::size_t nbytes) {
     return mem;
 }
 
-cl_mem Queue::wrap(void* ptr, std::size_t nbytes) {
-    cl_int err = CL_SUCCESS;
-    cl_mem mem = api_.clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                                     nbytes ? nbytes : 1, ptr, &err);
-    check(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
-    return mem;
-}
-
 void Queue::release(cl_mem mem) {
     api_.clReleaseMemObject(mem);  // deferred until the queued commands using it finish
 }
@@ -81,6 +73,18 @@ void Queue::upload(cl_mem dst, std::size_t offset, const void* src, std::size_t 
     hold(std::move(copy), n);
 }
 
+void Queue::enqueue_write(cl_mem dst, const void* host, std::size_t n) {
+    if (n == 0) return;
+    check(api_.clEnqueueWriteBuffer(queue_, dst, CL_FALSE, 0, n, host, 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+}
+
+void Queue::enqueue_read(void* host, cl_mem src, std::size_t n) {
+    if (n == 0) return;
+    check(api_.clEnqueueReadBuffer(queue_, src, CL_FALSE, 0, n, host, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+}
+
 void Queue::download(void* dst, cl_mem src, std::size_t offset, std::size_t n) {
     synchronize();
     if (n == 0) return;
@@ -92,9 +96,9 @@ void Queue::fill(cl_mem dst, const void* pattern, std::size_t pattern_size, std:
     if (bytes == 0) return;
     std::lock_guard guard(mutex_);
     // The pattern is copied by the call (OpenCL 1.2), so nothing needs holding.
-    check(api_.clEnqueueFillBuffer(queue_, dst, pattern, pattern_size, 0, bytes, 0, nullptr,
-                                   nullptr),
-          "clEnqueueFillBuffer");
+    check(
+        api_.clEnqueueFillBuffer(queue_, dst, pattern, pattern_size, 0, bytes, 0, nullptr, nullptr),
+        "clEnqueueFillBuffer");
 }
 
 void Queue::synchronize() {

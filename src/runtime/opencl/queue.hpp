@@ -31,12 +31,13 @@ class Queue {
 
     /// A zero-filled buffer (at least one byte: OpenCL refuses empty buffers).
     cl_mem allocate(std::size_t nbytes);
-    /// Wraps host memory owned elsewhere (CL_MEM_USE_HOST_PTR).
-    cl_mem wrap(void* ptr, std::size_t nbytes);
     void release(cl_mem mem);
 
     /// Queued copy from a private copy of `src`, held until the next wait.
     void upload(cl_mem dst, std::size_t offset, const void* src, std::size_t n);
+    /// Queued copies that read or write `host` when they run (the caller keeps it alive).
+    void enqueue_write(cl_mem dst, const void* host, std::size_t n);
+    void enqueue_read(void* host, cl_mem src, std::size_t n);
     /// Waits for the queue, then copies.
     void download(void* dst, cl_mem src, std::size_t offset, std::size_t n);
     void fill(cl_mem dst, const void* pattern, std::size_t pattern_size, std::size_t bytes);

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "diag/diagnostic.hpp"
+#include "support/env.hpp"
+
 namespace tack::runtime::opencl {
 
 namespace {
@@ -23,11 +26,15 @@ std::string platform_name(const ClApi& api, cl_platform_id p) {
     return buf;
 }
 
-// TACK_OPENCL_DEVICE: index over every platform's devices (belongs with support/env.hpp's
-// readers once the runtime backend exists).
+// TACK_OPENCL_DEVICE: index over every platform's devices, parsed as the backend parses it;
+// -1 when malformed.
 int device_index_from_env() {
-    const char* v = std::getenv("TACK_OPENCL_DEVICE");
-    return v && *v ? std::atoi(v) : 0;
+    try {
+        auto v = support::env_integer("TACK_OPENCL_DEVICE");
+        return v && *v >= 0 ? static_cast<int>(*v) : v ? -1 : 0;
+    } catch (const diag::CompileError&) {
+        return -1;
+    }
 }
 
 std::string fail(const std::string& what, cl_int code) {
@@ -47,6 +54,10 @@ std::unique_ptr<ClRunner> ClRunner::create(std::string* why, int index) {
     const ClApi* api = cl_api(why);
     if (!api) return nullptr;
     if (index < 0) index = device_index_from_env();
+    if (index < 0) {
+        *why = "TACK_OPENCL_DEVICE must be a non-negative integer";
+        return nullptr;
+    }
     cl_uint np = 0;
     if (api->clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0) {
         *why = "OpenCL unavailable: no OpenCL platform (is an ICD such as PoCL installed?)";

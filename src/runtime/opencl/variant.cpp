@@ -3,15 +3,20 @@
 
 #include "codegen/cfamily/emitter.hpp"
 #include "ir/ir.hpp"
+#include "passes/passes.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
+#include "runtime/opencl/result.hpp"
 #include "runtime/opencl/runner.hpp"
 
 namespace tack::runtime::opencl {
 
 namespace {
 
+// CONTRACT D13 before anything is compiled, then the OpenCL C source.
 codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel) {
+    std::string participation = passes::check_participation(kernel);
+    if (!participation.empty()) throw ValueError(participation);
     return translate_compile_errors(
         [&] { return codegen::cfamily::generate(kernel, codegen::cfamily::opencl_dialect()); });
 }
@@ -56,6 +61,11 @@ class ClVariant final : public Variant {
           binary_(std::move(binary)),
           group_(group),
           last_packs_(abi_.packs.size()) {}
+
+    /// Keeps what `return expr` needs (DECISIONS G7); nothing for kernels without a result.
+    void keep_result(const ir::Kernel& k) {
+        if (k.result) result_kernel_ = std::make_shared<ir::Kernel>(k);
+    }
     ~ClVariant() override {
         const ClApi& api = backend_->api();
         for (auto& p : last_packs_)
@@ -77,6 +87,7 @@ class ClVariant final : public Variant {
     std::vector<std::uint8_t> binary_;
     std::size_t group_;
     mutable std::vector<Pack> last_packs_;  // guarded by the queue lock
+    std::shared_ptr<const ir::Kernel> result_kernel_;
 };
 
 namespace {
@@ -109,8 +120,7 @@ std::shared_ptr<const Variant> OpenClBackend::build_variant(const ir::Kernel& ke
     const char* text = gen.source.c_str();
     size_t len = gen.source.size();
     cl_int err = CL_SUCCESS;
-    cl_program program =
-        api_.clCreateProgramWithSource(queue_.context(), 1, &text, &len, &err);
+    cl_program program = api_.clCreateProgramWithSource(queue_.context(), 1, &text, &len, &err);
     check(err, "clCreateProgramWithSource");
     err = api_.clBuildProgram(program, 1, &device_.device, kBuildOptions, nullptr, nullptr);
     if (err != CL_SUCCESS) {
@@ -127,9 +137,12 @@ std::shared_ptr<const Variant> OpenClBackend::build_variant(const ir::Kernel& ke
         throw;
     }
     std::size_t group = kernel_group(api_, k, device_, gen.abi, kernel.name);
+    ++built_;
     auto self = std::static_pointer_cast<OpenClBackend>(shared_from_this());
-    return std::make_shared<ClVariant>(self, kernel.name, std::move(gen.abi), program, k,
-                                       program_binary(api_, program), group);
+    auto v = std::make_shared<ClVariant>(self, kernel.name, std::move(gen.abi), program, k,
+                                         program_binary(api_, program), group);
+    v->keep_result(kernel);
+    return v;
 }
 
 std::vector<std::uint8_t> OpenClBackend::variant_artifact(const Variant& variant) const {
@@ -145,8 +158,8 @@ std::shared_ptr<const Variant> OpenClBackend::load_variant(std::span<const std::
     const unsigned char* data = bytes.data();
     size_t size = bytes.size();
     cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-    cl_program program = api_.clCreateProgramWithBinary(queue_.context(), 1, &device_.device,
-                                                        &size, &data, &status, &err);
+    cl_program program = api_.clCreateProgramWithBinary(queue_.context(), 1, &device_.device, &size,
+                                                        &data, &status, &err);
     if (!program) return nullptr;
     if (err != CL_SUCCESS || status != CL_SUCCESS ||
         api_.clBuildProgram(program, 1, &device_.device, kBuildOptions, nullptr, nullptr) !=
@@ -161,10 +174,13 @@ std::shared_ptr<const Variant> OpenClBackend::load_variant(std::span<const std::
         return nullptr;
     }
     std::size_t group = kernel_group(api_, k, device_, gen.abi, kernel.name);
+    ++loaded_;
     auto self = std::static_pointer_cast<OpenClBackend>(shared_from_this());
-    return std::make_shared<ClVariant>(self, kernel.name, std::move(gen.abi), program, k,
-                                       std::vector<std::uint8_t>(bytes.begin(), bytes.end()),
-                                       group);
+    auto v =
+        std::make_shared<ClVariant>(self, kernel.name, std::move(gen.abi), program, k,
+                                    std::vector<std::uint8_t>(bytes.begin(), bytes.end()), group);
+    v->keep_result(kernel);
+    return v;
 }
 
 void OpenClBackend::execute(const Variant& variant, const std::uint64_t* slots,
@@ -175,29 +191,33 @@ void OpenClBackend::execute(const Variant& variant, const std::uint64_t* slots,
     check_launch_size(v.name_, total, launch_limit_);
     const auto& abi = v.abi_;
     if (abi.uses_collectives) check_complete_groups(v.name_, total);
-    std::vector<Bound> arrays(abi.params.size());
-    bool shared = false;
-    for (std::size_t i = 0; i < abi.params.size(); ++i) {
-        if (!abi.params[i].is_array) continue;
-        arrays[i] = lookup(slots[i]);
-        shared = shared || arrays[i].shared;
-    }
-    std::vector<std::uint64_t> bits(slots, slots + abi.params.size());
-    auto packs = abi.pack_scalars(bits);
+    std::vector<std::vector<std::uint8_t>> packs;
+    if (!abi.packs.empty())
+        packs = abi.pack_scalars(std::vector<std::uint64_t>(slots, slots + abi.params.size()));
     cl_kernel k = v.kernel_;
     auto set = [&](int index, std::size_t size, const void* value) {
         check(api_.clSetKernelArg(k, static_cast<cl_uint>(index), size, value), "clSetKernelArg");
     };
+    std::vector<Bound> wrapped;
     {
         std::lock_guard guard(queue_.lock());
+        for (std::size_t i = 0; i < abi.params.size(); ++i) {
+            if (!abi.params[i].is_array) continue;
+            Bound b = lookup(slots[i]);
+            if (b.host) {
+                queue_.enqueue_write(b.mem, b.host, b.nbytes);
+                wrapped.push_back(b);
+            }
+            set(abi.params[i].arg_index, sizeof(cl_mem), &b.mem);
+        }
         for (std::size_t j = 0; j < packs.size(); ++j) {
             auto& last = v.last_packs_[j];
             if (!last.mem || last.bytes != packs[j]) {
                 // A new immutable buffer: the one a queued launch reads is never rewritten.
                 cl_int err = CL_SUCCESS;
-                cl_mem mem = api_.clCreateBuffer(queue_.context(),
-                                                 CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                                 packs[j].size(), packs[j].data(), &err);
+                cl_mem mem =
+                    api_.clCreateBuffer(queue_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                        packs[j].size(), packs[j].data(), &err);
                 check(err, "clCreateBuffer(pack)");
                 if (last.mem) api_.clReleaseMemObject(last.mem);  // deferred past its launches
                 last.mem = mem;
@@ -205,20 +225,32 @@ void OpenClBackend::execute(const Variant& variant, const std::uint64_t* slots,
             }
             set(abi.packs[j].arg_index, sizeof(cl_mem), &last.mem);
         }
-        for (std::size_t i = 0; i < abi.params.size(); ++i)
-            if (abi.params[i].is_array)
-                set(abi.params[i].arg_index, sizeof(cl_mem), &arrays[i].mem);
         const std::int64_t n = total;
         set(abi.n_arg_index, sizeof n, &n);
         const std::size_t local = v.group_;
-        const std::size_t global =
-            (static_cast<std::uint64_t>(total) + local - 1) / local * local;
+        const std::size_t global = (static_cast<std::uint64_t>(total) + local - 1) / local * local;
         check(api_.clEnqueueNDRangeKernel(queue_.queue(), k, 1, nullptr, &global, &local, 0,
                                           nullptr, nullptr),
               "clEnqueueNDRangeKernel");
+        for (const Bound& b : wrapped)
+            queue_.enqueue_read(b.host, b.mem, b.nbytes);
     }
     // Wrapped memory belongs to another library, which may read it with no Tack call between.
-    if (shared) queue_.synchronize();
+    if (!wrapped.empty()) queue_.synchronize();
+}
+
+}  // namespace tack::runtime::opencl
+
+namespace tack::runtime::opencl {
+
+void OpenClBackend::evaluate_result(const Variant& variant, const std::uint64_t* slots, void* out) {
+    const auto& v = static_cast<const ClVariant&>(variant);
+    if (!v.result_kernel_) throw RuntimeError("the compiled kernel has no result");
+    ResultInputs in{v.result_kernel_.get(), slots,
+                    [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
+                        queue_.download(dst, lookup(slots[param]).mem, offset, bytes);
+                    }};
+    opencl::evaluate_result(in, out);
 }
 
 }  // namespace tack::runtime::opencl

@@ -199,9 +199,9 @@ void casts_case(DType from) {
     std::vector<From> xv = sample_values<From>(static_cast<std::uint64_t>(from) + 31, 20);
     if constexpr (std::is_floating_point_v<From>) {
         // Values near each integer type's limits, on both sides.
-        for (double v : {127.9, 128.0, -128.5, -129.0, 255.5, 256.0, 32767.5, 65535.9, 65536.0,
-                         2147483647.0, 2147483648.0, -2147483649.0, 4294967296.0, 9.2e18, 1.9e19,
-                         -9.3e18, -0.9, 0.9999})
+        for (double v :
+             {127.9, 128.0, -128.5, -129.0, 255.5, 256.0, 32767.5, 65535.9, 65536.0, 2147483647.0,
+              2147483648.0, -2147483649.0, 4294967296.0, 9.2e18, 1.9e19, -9.3e18, -0.9, 0.9999})
             xv.push_back(static_cast<From>(v));
     }
     const auto n = static_cast<std::int64_t>(xv.size());
@@ -220,8 +220,8 @@ void casts_case(DType from) {
             });
         }
     };
-    check_kernel(std::string("casts from ") + name(from), kernel(casts_source(from), "casts"),
-                 args, ref);
+    check_kernel(std::string("casts from ") + name(from), kernel(casts_source(from), "casts"), args,
+                 ref);
 }
 
 TEST_F(Differential, CastsBetweenAllPairs) {
@@ -321,7 +321,7 @@ void compare_case(DType dt) {
         for (std::size_t i = 0; i < A.size(); ++i) {
             T a = A.at<T>(i), b = B.at<T>(i);
             // Ordered comparisons except !=, which is unordered (CONTRACT B21).
-            const bool r[] = {a == b, a != b, a < b, a <= b, a > b, a >= b};
+            const bool r[] = {a == b, a != b, a<b, a <= b, a> b, a >= b};
             for (int k = 0; k < 6; ++k)
                 std::get<HostArray>(x[2 + static_cast<std::size_t>(k)]).at<std::int32_t>(i) = r[k];
         }

@@ -24,16 +24,26 @@ namespace tack::difftest {
 template <class F>
 decltype(auto) with_type(DType t, F&& f) {
     switch (t) {
-        case DType::i8: return f(std::int8_t{});
-        case DType::u8: return f(std::uint8_t{});
-        case DType::i16: return f(std::int16_t{});
-        case DType::u16: return f(std::uint16_t{});
-        case DType::i32: return f(std::int32_t{});
-        case DType::u32: return f(std::uint32_t{});
-        case DType::i64: return f(std::int64_t{});
-        case DType::u64: return f(std::uint64_t{});
-        case DType::f32: return f(float{});
-        case DType::f64: return f(double{});
+        case DType::i8:
+            return f(std::int8_t{});
+        case DType::u8:
+            return f(std::uint8_t{});
+        case DType::i16:
+            return f(std::int16_t{});
+        case DType::u16:
+            return f(std::uint16_t{});
+        case DType::i32:
+            return f(std::int32_t{});
+        case DType::u32:
+            return f(std::uint32_t{});
+        case DType::i64:
+            return f(std::int64_t{});
+        case DType::u64:
+            return f(std::uint64_t{});
+        case DType::f32:
+            return f(float{});
+        case DType::f64:
+            return f(double{});
     }
     return f(std::int32_t{});
 }
@@ -90,9 +100,9 @@ std::vector<HostArg> run_on(const std::string& device, const Kernel& kernel,
                             const std::vector<HostArg>& args);
 
 struct Tolerance {
-    int ulp = 0;               // floats: allowed distance in units in the last place
-    bool zero_sign = true;     // floats: +0 and -0 must match
-    bool nan_class = true;     // floats: NaN where and only where expected
+    int ulp = 0;            // floats: allowed distance in units in the last place
+    bool zero_sign = true;  // floats: +0 and -0 must match
+    bool nan_class = true;  // floats: NaN where and only where expected
 };
 
 /// Compares `got` with `want` element by element; returns "" or the first few mismatches.
@@ -135,14 +145,14 @@ std::vector<T> sample_values(std::uint64_t seed, int randoms) {
     std::vector<T> v;
     Random rng(seed);
     if constexpr (std::is_floating_point_v<T>) {
-        v = {T(0),     T(-0.0),       T(1),        T(-1),        T(0.5),  T(-2.5),
-             L::max(), L::lowest(),   L::min(),    -L::min(),    L::infinity(),
-             -L::infinity(), L::quiet_NaN(), T(3), T(7.25), T(-1e6)};
+        v = {T(0),           T(-0.0),     T(1),     T(-1),     T(0.5),        T(-2.5),
+             L::max(),       L::lowest(), L::min(), -L::min(), L::infinity(), -L::infinity(),
+             L::quiet_NaN(), T(3),        T(7.25),  T(-1e6)};
         for (int i = 0; i < randoms; ++i)
             v.push_back(static_cast<T>(rng.uniform(-1000, 1000)));
     } else {
-        v = {T(0), T(1), T(T(-1)), L::min(), L::max(), T(L::max() - 1), T(L::min() + 1), T(7),
-             T(T(-7)), T(3)};
+        v = {T(0), T(1),     T(T(-1)), L::min(), L::max(), T(L::max() - 1), T(L::min() + 1),
+             T(7), T(T(-7)), T(3)};
         for (int i = 0; i < randoms; ++i)
             v.push_back(static_cast<T>(rng.next()));
     }

@@ -101,8 +101,8 @@ def grid(out):
 )",
                        "grid");
     const int rows = 37, cols = 300;
-    std::vector<HostArg> args = {HostArray::of(std::vector<std::int32_t>(rows * cols, -1),
-                                               {rows, cols})};
+    std::vector<HostArg> args = {
+        HostArray::of(std::vector<std::int32_t>(rows * cols, -1), {rows, cols})};
     check_kernel("ndrange 2d", k2, args, [&](std::vector<HostArg>& x) {
         for (int i = 1; i < rows - 1; ++i)
             for (int j = 2; j < cols; ++j)
@@ -204,8 +204,9 @@ def atoms(idx, v, acc, lo, hi):
     }
     using L = std::numeric_limits<T>;
     std::vector<T> lo0(kBins, L::max()), hi0(kBins, L::lowest());
-    std::vector<HostArg> args = {HostArray::of(idx), HostArray::of(v), HostArray::zeros(dt, {kBins}),
-                                 HostArray::of(lo0), HostArray::of(hi0)};
+    std::vector<HostArg> args = {HostArray::of(idx), HostArray::of(v),
+                                 HostArray::zeros(dt, {kBins}), HostArray::of(lo0),
+                                 HostArray::of(hi0)};
     check_kernel(std::string("atomics ") + name(dt), k, args, [&](std::vector<HostArg>& x) {
         for (int i = 0; i < kN; ++i) {
             auto b = static_cast<std::size_t>(idx[std::size_t(i)]);
@@ -324,10 +325,9 @@ def exact(x, y, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9):
     Reference ref = [&](std::vector<HostArg>& x) {
         for (std::size_t i = 0; i < xv.size(); ++i) {
             T a = xv[i], b = yv[i];
-            const T r[] = {std::sqrt(a),         std::floor(a),     std::ceil(a),
-                           std::trunc(a),        std::nearbyint(a), std::fabs(a),
-                           std::copysign(a, b),  std::fmod(a, b),   fmin_py(a, b),
-                           fmax_py(a, b)};
+            const T r[] = {std::sqrt(a),      std::floor(a), std::ceil(a),        std::trunc(a),
+                           std::nearbyint(a), std::fabs(a),  std::copysign(a, b), std::fmod(a, b),
+                           fmin_py(a, b),     fmax_py(a, b)};
             for (std::size_t k = 0; k < 10; ++k)
                 arr(x, 2 + k).at<T>(i) = r[k];
         }
@@ -380,11 +380,11 @@ def trans(x, u, p, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o
         [&](std::vector<HostArg>& x) {
             for (std::size_t i = 0; i < tx.size(); ++i) {
                 T a = tx[i], u = tu[i], p = tp[i];
-                const T r[] = {std::sin(a),        std::cos(a),          std::tan(a),
-                               std::asin(u),       std::acos(u),         std::atan(a),
-                               std::atan2(a, u),   std::sinh(T(u * 20)), std::cosh(T(u * 20)),
-                               std::tanh(a),       std::exp(T(u * 80)),  std::exp2(T(u * 100)),
-                               std::log(p),        std::log2(p),         std::log10(p),
+                const T r[] = {std::sin(a),           std::cos(a),          std::tan(a),
+                               std::asin(u),          std::acos(u),         std::atan(a),
+                               std::atan2(a, u),      std::sinh(T(u * 20)), std::cosh(T(u * 20)),
+                               std::tanh(a),          std::exp(T(u * 80)),  std::exp2(T(u * 100)),
+                               std::log(p),           std::log2(p),         std::log10(p),
                                std::pow(p, T(u * 4)), std::sqrt(p)};
                 for (std::size_t k = 0; k < 17; ++k)
                     arr(x, 3 + k).at<T>(i) = r[k];
