@@ -122,7 +122,9 @@ std::string inspect_lowered(ir::Kernel lowered, const Backend& backend,
 
 }  // namespace
 
-void check_inspect_target(std::string_view target) { find_target(target); }
+void check_inspect_target(std::string_view target) {
+    find_target(target);
+}
 
 InspectMode inspect_mode(std::string_view mode) {
     if (mode == "ir") return InspectMode::Ir;
