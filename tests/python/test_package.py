@@ -19,17 +19,6 @@ def run_python(code):
     return r.stdout
 
 
-def test_import_costs_at_most_150_ms():
-    # CPU time of the import (wall time on a loaded machine measures the other processes).
-    best = min(float(run_python("""
-        import time
-        t = time.process_time()
-        import tack
-        print(time.process_time() - t)
-    """)) for _ in range(5))
-    assert best <= 0.150, f"import tack took {best * 1000:.0f} ms of CPU time"
-
-
 def test_package_has_no_python_side_parser_or_code_generator():
     forbidden = ("import ast", "from ast", "ast.parse", "compile(", "llvmlite", "import dis")
     for path in PACKAGE.rglob("*.py"):
@@ -71,25 +60,3 @@ def test_public_names():
                  "atomic_add", "local_array", "UnsupportedSyntaxError", "Array", "Field"):
         assert hasattr(tack, name), name
     assert pathlib.Path(tack.__file__).parent == PACKAGE
-
-
-@tack.kernel
-def four_args(a, b, c, s):
-    for i in range(a.shape[0]):
-        c[i] = a[i] * s + b[i]
-
-
-def test_launch_overhead_is_microseconds():
-    # The target is 2 us median for this call; the bound here is loose so that a loaded
-    # machine does not fail it, while a Python-level call path (tens of us) would.
-    import time
-
-    a, b, c = (tack.field(tack.f32, 1) for _ in range(3))
-    four_args(a, b, c, 2.0)
-    medians = []
-    for _ in range(20):
-        t = time.perf_counter_ns()
-        for _ in range(500):
-            four_args(a, b, c, 2.0)
-        medians.append((time.perf_counter_ns() - t) / 500)
-    assert sorted(medians)[len(medians) // 2] < 10_000
