@@ -8,6 +8,7 @@
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/checks.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/kernel_impl.hpp"
@@ -35,79 +36,6 @@ const Target& find_target(std::string_view name) {
     }
     throw ValueError("unknown inspect target '" + std::string(name) +
                      "'. Use cpu, opencl, cuda, hip, level_zero or metal.");
-}
-
-std::string dtype_text(DType t) {
-    return std::string("tack.") + tack::name(t);
-}
-
-bool overlaps(const Array& a, const Array& b) {
-    return a.span_begin() < b.span_end() && b.span_begin() < a.span_end();
-}
-
-// CONTRACT D7: the disjoint bit a call with these arrays selects.
-bool disjoint(const KernelFacts& facts, std::span<const detail::Arg> args) {
-    for (int w : facts.written_params) {
-        for (size_t j = 0; j < args.size(); ++j) {
-            if (int(j) != w && args[j].array && overlaps(*args[size_t(w)].array, *args[j].array))
-                return false;
-        }
-    }
-    return true;
-}
-
-// The checks a call performs before building a variant (the wording of KernelImpl's).
-void check_backend(const ir::Kernel& k, const frontend::FunctionDef& fn, const KernelFacts& facts,
-                   const Backend& backend, std::span<const detail::Arg> args) {
-    std::string who = "Kernel '" + fn.name + "'";
-    std::string on = std::string(backend.display_name());
-    if (!facts.workgroup_uses.empty() && !backend.supports_workgroups()) {
-        std::vector<std::string> names;
-        for (const auto& u : facts.workgroup_uses)
-            names.push_back(u.construct);
-        std::sort(names.begin(), names.end());
-        names.erase(std::unique(names.begin(), names.end()), names.end());
-        std::string list;
-        for (const auto& n : names)
-            list += (list.empty() ? "" : ", ") + n;
-        const WorkgroupUse& first = facts.workgroup_uses.front();
-        throw NotImplementedError(
-            who + ": " + on + " backend does not support workgroup execution required by " + list +
-            " (" + first.construct + " at line " + std::to_string(first.line) +
-            "). Use `local_array` or `local_array_like` for per-iteration "
-            "scratch memory.");
-    }
-    for (const auto& a : facts.atomics) {
-        if (!backend.supported_atomic_dtypes().contains(a.dtype)) {
-            throw TypeError(who + ": " + std::string(backend.name()) + " " + atomic_op_name(a.op) +
-                            " does not support target dtype " + dtype_text(a.dtype));
-        }
-        auto align = static_cast<uint64_t>(size_bytes(a.dtype));
-        if (args[static_cast<size_t>(a.param)].array->address() % align != 0) {
-            throw ValueError(who + ": atomic target parameter " + k.params[size_t(a.param)].name +
-                             " requires " + std::to_string(align) + "-byte alignment");
-        }
-    }
-}
-
-std::vector<sema::ArgType> signature(const frontend::FunctionDef& fn, const Backend& backend,
-                                     std::span<const detail::Arg> args) {
-    std::vector<sema::ArgType> sig;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const Array* a = args[i].array;
-        if (!a) {
-            sig.push_back({false, args[i].scalar.dtype, 0});
-            continue;
-        }
-        if (!backend.supported_dtypes().contains(a->dtype())) {  // CONTRACT D8
-            throw TypeError("Kernel '" + fn.name + "': parameter '" + fn.params[i].name +
-                            "' has dtype " + dtype_text(a->dtype()) +
-                            ", which is not supported on " + std::string(backend.display_name()) +
-                            ". Supported dtypes: " + to_string(backend.supported_dtypes()));
-        }
-        sig.push_back({true, a->dtype(), a->rank()});
-    }
-    return sig;
 }
 
 std::string inspect_lowered(ir::Kernel lowered, const Backend& backend,
@@ -160,10 +88,14 @@ std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& 
         std::vector<diag::Diagnostic> diags =
             sema::validate_with_callees(fn, module.file, *module.env);
         if (!diags.empty()) throw_public(diags.front());
-        ir::Kernel lowered =
-            sema::lower_kernel(fn, module.file, *module.env, signature(fn, backend, args));
+        std::vector<sema::ArgType> sig = signature_of(args);
+        check_dtypes(fn, sig, backend);
+        ir::Kernel lowered = sema::lower_kernel(fn, module.file, *module.env, sig);
         KernelFacts facts = collect_facts(lowered);
-        check_backend(lowered, fn, facts, backend, args);
+        if (std::string e = workgroup_error(fn, facts, backend); !e.empty())
+            throw NotImplementedError(e);
+        check_atomic_dtypes(fn, facts, backend);
+        check_atomic_alignment(fn, facts, args);
         bool noalias = backend.specializes_disjoint() && disjoint(facts, args);
         return inspect_lowered(std::move(lowered), backend, args, mode, noalias);
     } catch (const diag::CompileError& e) {

@@ -5,6 +5,7 @@
 #include "cache/disk_cache.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
+#include "runtime/checks.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/launch.hpp"
@@ -38,10 +39,6 @@ namespace {
 // Extents of one call's shape signature; small enough to live on the stack in practice.
 using Extents = std::vector<int64_t>;
 
-std::string dtype_text(DType t) {
-    return std::string("tack.") + tack::name(t);
-}
-
 bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg> args) {
     for (size_t i = 0; i < sig.size(); ++i) {
         const detail::Arg& a = args[i];
@@ -55,36 +52,6 @@ bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg>
         }
     }
     return true;
-}
-
-std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args) {
-    std::vector<sema::ArgType> sig;
-    sig.reserve(args.size());
-    for (const auto& a : args) {
-        if (a.array) {
-            sig.push_back({true, a.array->dtype(), a.array->rank()});
-        } else {
-            sig.push_back({false, a.scalar.dtype, 0});
-        }
-    }
-    return sig;
-}
-
-std::string workgroup_message(const ir::Kernel& k, const KernelFacts& facts,
-                              const Backend& backend) {
-    std::vector<std::string> names;
-    for (const auto& u : facts.workgroup_uses)
-        names.push_back(u.construct);
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    std::string list;
-    for (const auto& n : names)
-        list += (list.empty() ? "" : ", ") + n;
-    const WorkgroupUse& first = facts.workgroup_uses.front();
-    return "Kernel '" + k.name + "': " + std::string(backend.display_name()) +
-           " backend does not support workgroup execution required by " + list + " (" +
-           first.construct + " at line " + std::to_string(first.line) +
-           "). Use `local_array` or `local_array_like` for per-iteration scratch memory.";
 }
 
 const cache::DiskCache& disk_cache() {
@@ -120,10 +87,6 @@ const Variant* find_variant(const SignatureEntry& sig, std::span<const detail::A
         if (same) return v->variant.get();
     }
     return nullptr;
-}
-
-bool overlaps(const Array& a, const Array& b) {
-    return a.span_begin() < b.span_end() && b.span_begin() < a.span_end();
 }
 
 }  // namespace
@@ -254,45 +217,21 @@ SignatureEntry& KernelImpl::signature(BackendCache& cache, Backend& backend,
 
 std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend,
                                                   std::vector<sema::ArgType> sig) {
-    // CONTRACT D8: never narrow silently.
-    for (size_t i = 0; i < sig.size(); ++i) {
-        if (sig[i].is_array && !backend.supported_dtypes().contains(sig[i].dtype)) {
-            throw TypeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
-                            "' has dtype " + dtype_text(sig[i].dtype) +
-                            ", which is not supported on " + std::string(backend.display_name()) +
-                            ". Supported dtypes: " + to_string(backend.supported_dtypes()));
-        }
-    }
+    check_dtypes(*fn_, sig, backend);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
     entry->lowered = sema::lower_kernel(*fn_, module_->file, *module_->env, sig);
     entry->sig = std::move(sig);
     entry->dims_used = passes::shape_dims_used(entry->lowered);
     entry->facts = collect_facts(entry->lowered);
-    if (!entry->facts.workgroup_uses.empty() && !backend.supports_workgroups()) {
-        entry->workgroup_error = workgroup_message(entry->lowered, entry->facts, backend);
-    }
-    // CONTRACT D14, cold part: unsupported atomic dtypes, including unreachable atomics.
-    for (const auto& a : entry->facts.atomics) {
-        if (!backend.supported_atomic_dtypes().contains(a.dtype)) {
-            throw TypeError("Kernel '" + name() + "': " + std::string(backend.name()) + " " +
-                            atomic_op_name(a.op) + " does not support target dtype " +
-                            dtype_text(a.dtype));
-        }
-    }
+    entry->workgroup_error = workgroup_error(*fn_, entry->facts, backend);
+    check_atomic_dtypes(*fn_, entry->facts, backend);
     return entry;
 }
 
 void KernelImpl::check_per_call(const SignatureEntry& sig, Backend& backend,
                                 std::span<const detail::Arg> args) const {
     if (!sig.workgroup_error.empty()) throw NotImplementedError(sig.workgroup_error);
-    for (const auto& a : sig.facts.atomics) {
-        auto align = static_cast<uint64_t>(size_bytes(a.dtype));
-        if (args[static_cast<size_t>(a.param)].array->address() % align != 0) {
-            throw ValueError("Kernel '" + name() + "': atomic target parameter " +
-                             param_name(a.param) + " requires " + std::to_string(align) +
-                             "-byte alignment");
-        }
-    }
+    check_atomic_alignment(*fn_, sig.facts, args);
     for (int w : sig.facts.written_params) {
         if (!args[static_cast<size_t>(w)].array->writable()) {
             throw ValueError("Kernel '" + name() + "': parameter '" + param_name(w) +
@@ -302,16 +241,8 @@ void KernelImpl::check_per_call(const SignatureEntry& sig, Backend& backend,
     }
 }
 
-// CONTRACT D7: byte ranges, never object identity; read-only arrays may overlap each other.
 bool KernelImpl::disjoint(const SignatureEntry& sig, std::span<const detail::Arg> args) const {
-    for (int w : sig.facts.written_params) {
-        const Array& written = *args[static_cast<size_t>(w)].array;
-        for (size_t j = 0; j < args.size(); ++j) {
-            if (int(j) == w || !args[j].array) continue;
-            if (overlaps(written, *args[j].array)) return false;
-        }
-    }
-    return true;
+    return runtime::disjoint(sig.facts, args);
 }
 
 const Variant& KernelImpl::variant(SignatureEntry& sig, Backend& backend,

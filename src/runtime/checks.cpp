@@ -1,0 +1,102 @@
+#include "runtime/checks.hpp"
+
+#include <algorithm>
+
+#include "runtime/errors.hpp"
+
+namespace tack::runtime {
+
+namespace {
+
+std::string who(const frontend::FunctionDef& fn) {
+    return "Kernel '" + fn.name + "'";
+}
+
+bool overlaps(const Array& a, const Array& b) {
+    return a.span_begin() < b.span_end() && b.span_begin() < a.span_end();
+}
+
+// "barrier, block_sum, thread_id": each construct once, sorted, so the message is stable.
+std::string construct_list(const KernelFacts& facts) {
+    std::vector<std::string> names;
+    for (const auto& u : facts.workgroup_uses)
+        names.push_back(u.construct);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::string list;
+    for (const auto& n : names)
+        list += (list.empty() ? "" : ", ") + n;
+    return list;
+}
+
+}  // namespace
+
+std::string dtype_text(DType t) {
+    return std::string("tack.") + tack::name(t);
+}
+
+std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args) {
+    std::vector<sema::ArgType> sig;
+    sig.reserve(args.size());
+    for (const auto& a : args) {
+        if (a.array) {
+            sig.push_back({true, a.array->dtype(), a.array->rank()});
+        } else {
+            sig.push_back({false, a.scalar.dtype, 0});
+        }
+    }
+    return sig;
+}
+
+void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::ArgType>& sig,
+                  const Backend& backend) {
+    for (size_t i = 0; i < sig.size(); ++i) {
+        if (!sig[i].is_array || backend.supported_dtypes().contains(sig[i].dtype)) continue;
+        throw TypeError(who(fn) + ": parameter '" + fn.params[i].name + "' has dtype " +
+                        dtype_text(sig[i].dtype) + ", which is not supported on " +
+                        std::string(backend.display_name()) +
+                        ". Supported dtypes: " + to_string(backend.supported_dtypes()));
+    }
+}
+
+std::string workgroup_error(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                            const Backend& backend) {
+    if (facts.workgroup_uses.empty() || backend.supports_workgroups()) return "";
+    const WorkgroupUse& first = facts.workgroup_uses.front();
+    return who(fn) + ": " + std::string(backend.display_name()) +
+           " backend does not support workgroup execution required by " + construct_list(facts) +
+           " (" + first.construct + " at line " + std::to_string(first.line) +
+           "). Use `local_array` or `local_array_like` for per-iteration scratch memory.";
+}
+
+void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                         const Backend& backend) {
+    for (const auto& a : facts.atomics) {
+        if (backend.supported_atomic_dtypes().contains(a.dtype)) continue;
+        throw TypeError(who(fn) + ": " + std::string(backend.name()) + " " + atomic_op_name(a.op) +
+                        " does not support target dtype " + dtype_text(a.dtype));
+    }
+}
+
+void check_atomic_alignment(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                            std::span<const detail::Arg> args) {
+    for (const auto& a : facts.atomics) {
+        auto align = static_cast<uint64_t>(size_bytes(a.dtype));
+        if (args[static_cast<size_t>(a.param)].array->address() % align == 0) continue;
+        throw ValueError(who(fn) + ": atomic target parameter " +
+                         fn.params[static_cast<size_t>(a.param)].name + " requires " +
+                         std::to_string(align) + "-byte alignment");
+    }
+}
+
+bool disjoint(const KernelFacts& facts, std::span<const detail::Arg> args) {
+    for (int w : facts.written_params) {
+        const Array& written = *args[static_cast<size_t>(w)].array;
+        for (size_t j = 0; j < args.size(); ++j) {
+            if (int(j) != w && args[j].array && overlaps(written, *args[j].array)) return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace tack::runtime

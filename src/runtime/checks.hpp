@@ -1,0 +1,45 @@
+#pragma once
+// The checks one call makes against a backend's declared capabilities, shared by dispatch
+// (kernel_impl.cpp) and inspection (inspect.cpp) so both reject the same calls with the same
+// messages. Each throws the public tack:: exception the contract names.
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/ir_facts.hpp"
+#include "sema/sema.hpp"
+
+namespace tack::runtime {
+
+/// "tack.f32", as the contract's messages spell dtypes.
+std::string dtype_text(DType t);
+
+/// The signature a call's arguments select (CONTRACT D3 param_sig).
+std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args);
+
+/// CONTRACT D8: TypeError for an array argument whose dtype the backend does not support.
+void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::ArgType>& sig,
+                  const Backend& backend);
+
+/// CONTRACT D11: the NotImplementedError message for workgroup constructs on a backend without
+/// workgroups; empty when the kernel may run there.
+std::string workgroup_error(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                            const Backend& backend);
+
+/// CONTRACT D14, cold part: TypeError for an atomic on a dtype the backend cannot update,
+/// unreachable atomics included.
+void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                         const Backend& backend);
+
+/// CONTRACT D14, every call: ValueError when an atomic target is not naturally aligned.
+void check_atomic_alignment(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                            std::span<const detail::Arg> args);
+
+/// CONTRACT D7: true when no written array's bytes overlap any other array argument (byte
+/// ranges, never object identity; read-only arrays may overlap each other).
+bool disjoint(const KernelFacts& facts, std::span<const detail::Arg> args);
+
+}  // namespace tack::runtime
