@@ -13,6 +13,13 @@ namespace tack {
 
 namespace {
 
+// Reductions over a host view may use the array's backend's threads (the CPU pool).
+runtime::HostParallelism host_parallelism(runtime::Backend& backend) {
+    return {backend.host_threads(), [&backend](int count, runtime::HostTaskFn task, void* ctx) {
+                backend.run_host_tasks(count, task, ctx);
+            }};
+}
+
 std::shared_ptr<runtime::Backend> backend_for(const Device& dev) {
     return dev.valid() ? dev.backend() : runtime::default_backend_ptr();
 }
@@ -269,7 +276,8 @@ double Array::sum() const {
     if (!buffer_) throw ValueError("sum() on an empty Array handle");
     if (size() == 0) return 0.0;  // CONTRACT C15: no read
     HostView v(*this);
-    return runtime::sum_elements(dtype_, v.data(), static_cast<size_t>(size()));
+    return runtime::sum_elements(dtype_, v.data(), static_cast<size_t>(size()),
+                                 host_parallelism(buffer_->backend()));
 }
 
 double Array::mean() const {
@@ -282,14 +290,16 @@ double Array::min() const {
     if (!buffer_) throw ValueError("min() on an empty Array handle");
     if (size() == 0) throw ValueError("min reduction requires a nonempty field");
     HostView v(*this);
-    return runtime::min_elements(dtype_, v.data(), static_cast<size_t>(size()));
+    return runtime::min_elements(dtype_, v.data(), static_cast<size_t>(size()),
+                                 host_parallelism(buffer_->backend()));
 }
 
 double Array::max() const {
     if (!buffer_) throw ValueError("max() on an empty Array handle");
     if (size() == 0) throw ValueError("max reduction requires a nonempty field");
     HostView v(*this);
-    return runtime::max_elements(dtype_, v.data(), static_cast<size_t>(size()));
+    return runtime::max_elements(dtype_, v.data(), static_cast<size_t>(size()),
+                                 host_parallelism(buffer_->backend()));
 }
 
 }  // namespace tack

@@ -125,6 +125,16 @@ class Backend : public std::enable_shared_from_this<Backend> {
         return false;
     }
 
+    // --- host work ----------------------------------------------------------------------
+    /// Threads that host-side work on this backend's arrays (Array reductions) may split over.
+    virtual int host_threads() const { return 1; }
+    /// Runs task(ctx, i) once for every i in [0, count), count <= host_threads(), possibly
+    /// concurrently; returns when all are done.
+    virtual void run_host_tasks(int count, void (*task)(void* ctx, int index), void* ctx) {
+        for (int i = 0; i < count; ++i)
+            task(ctx, i);
+    }
+
     // --- code ---------------------------------------------------------------------------
     /// Compiles and loads one specialized, optimized kernel.
     virtual std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,

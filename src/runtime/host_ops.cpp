@@ -1,9 +1,11 @@
 #include "runtime/host_ops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace tack::runtime {
 
@@ -86,6 +88,16 @@ uint64_t to_bits(T v) {
 
 constexpr size_t kLanes = 8;
 constexpr size_t kBlock = 4096;  // elements summed by one set of lanes before pairing up
+// Below this many elements per chunk a fan-out costs more than the threads save.
+constexpr size_t kMinChunk = size_t{1} << 16;
+
+/// v[0] + ... + v[count-1] summed pairwise in index order. count > 0.
+template <class T>
+T sum_in_pairs(const T* v, size_t count) {
+    if (count == 1) return v[0];
+    size_t half = count / 2;
+    return sum_in_pairs(v, half) + sum_in_pairs(v + half, count - half);
+}
 
 template <class T>
 T sum_block(const T* x, size_t n) {
@@ -98,12 +110,11 @@ T sum_block(const T* x, size_t n) {
     T tail = 0;
     for (; i < n; ++i)
         tail += x[i];
-    return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) +
-           ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7])) + tail;
+    return sum_in_pairs(lanes, kLanes) + tail;
 }
 
 // Pairwise summation: error grows with log(n) rather than n, well inside the contract's
-// gamma_n bound (C18), and the 8 independent lanes vectorize.
+// gamma_n bound (C18), and the independent lanes vectorize.
 template <class T>
 T sum_pairwise(const T* x, size_t n) {
     if (n <= kBlock) return sum_block(x, n);
@@ -129,6 +140,11 @@ uint64_t sum_integers(const T* x, size_t n) {
     return total;
 }
 
+template <bool kMin, class T>
+T pick(T v, T m) {
+    return kMin ? (v < m ? v : m) : (v > m ? v : m);
+}
+
 template <class T, bool kMin>
 T extremum_lanes(const T* x, size_t n, bool& saw_nan) {
     T lanes[kLanes];
@@ -140,28 +156,93 @@ T extremum_lanes(const T* x, size_t n, bool& saw_nan) {
         for (size_t l = 0; l < kLanes; ++l) {
             T v = x[i + l];
             if constexpr (std::is_floating_point_v<T>) nan |= (v != v);
-            lanes[l] = kMin ? (v < lanes[l] ? v : lanes[l]) : (v > lanes[l] ? v : lanes[l]);
+            lanes[l] = pick<kMin>(v, lanes[l]);
         }
     }
     T m = lanes[0];
     for (; i < n; ++i) {
         T v = x[i];
         if constexpr (std::is_floating_point_v<T>) nan |= (v != v);
-        m = kMin ? (v < m ? v : m) : (v > m ? v : m);
+        m = pick<kMin>(v, m);
     }
     for (size_t l = 1; l < kLanes; ++l)
-        m = kMin ? (lanes[l] < m ? lanes[l] : m) : (lanes[l] > m ? lanes[l] : m);
+        m = pick<kMin>(lanes[l], m);
     if constexpr (std::is_floating_point_v<T>) nan |= (m != m);  // x[0] itself may be NaN
     saw_nan = nan != 0;
     return m;
 }
 
+int chunk_count(size_t n, const HostParallelism& par) {
+    if (!par.run || par.threads < 2) return 1;
+    return static_cast<int>(std::clamp<size_t>(n / kMinChunk, 1, par.threads));
+}
+
+/// Start of chunk i of `chunks` proportional pieces of [0, n), aligned down to 16 elements so
+/// every chunk's vector loads stay aligned; chunk `chunks` starts at n. Chunks >= kMinChunk
+/// long stay non-empty after the alignment.
+size_t chunk_begin(size_t n, int chunks, int i) {
+    if (i == chunks) return n;
+    auto c = static_cast<size_t>(chunks), k = static_cast<size_t>(i);
+    return (n / c * k + n % c * k / c) & ~size_t{15};  // floor(n * k / c) without overflow
+}
+
+/// per_chunk(begin, end) for each chunk of [0, n), run through `par`; the partials in chunk
+/// order.
+template <class P, class F>
+std::vector<P> chunk_partials(size_t n, const HostParallelism& par, F per_chunk) {
+    int chunks = chunk_count(n, par);
+    std::vector<P> partials(static_cast<size_t>(chunks));
+    auto body = [&](int i) {
+        partials[i] = per_chunk(chunk_begin(n, chunks, i), chunk_begin(n, chunks, i + 1));
+    };
+    if (chunks == 1) {
+        body(0);
+    } else {
+        par.run(
+            chunks, [](void* ctx, int i) { (*static_cast<decltype(body)*>(ctx))(i); }, &body);
+    }
+    return partials;
+}
+
+template <class T>
+double sum_floats(const T* x, size_t n, const HostParallelism& par) {
+    if (n == 0) return 0.0;
+    auto partials =
+        chunk_partials<T>(n, par, [x](size_t b, size_t e) { return sum_pairwise(x + b, e - b); });
+    return static_cast<double>(sum_in_pairs(partials.data(), partials.size()));
+}
+
+template <class T>
+uint64_t sum_wrapping(const T* x, size_t n, const HostParallelism& par) {
+    auto partials = chunk_partials<uint64_t>(
+        n, par, [x](size_t b, size_t e) { return sum_integers(x + b, e - b); });
+    uint64_t total = 0;
+    for (uint64_t p : partials)
+        total += p;
+    return total;
+}
+
+template <class T>
+struct Extremum {
+    T value;
+    bool saw_nan;
+};
+
 // C17: NaN propagates; a zero result is -0.0 for min when any -0.0 is present and +0.0 for
-// max when any +0.0 is present, whatever the order of the elements.
+// max when any +0.0 is present, whatever the order of the elements (nor the chunking).
 template <class T, bool kMin>
-double extremum(const T* x, size_t n) {
+double extremum(const T* x, size_t n, const HostParallelism& par) {
+    auto partials = chunk_partials<Extremum<T>>(n, par, [x](size_t b, size_t e) {
+        Extremum<T> p{};
+        p.value = extremum_lanes<T, kMin>(x + b, e - b, p.saw_nan);
+        return p;
+    });
+    T m = partials[0].value;
     bool saw_nan = false;
-    T m = extremum_lanes<T, kMin>(x, n, saw_nan);
+    for (const auto& p : partials) {
+        saw_nan |= p.saw_nan;
+        m = pick<kMin>(p.value, m);
+    }
     if constexpr (std::is_floating_point_v<T>) {
         if (saw_nan) return std::numeric_limits<double>::quiet_NaN();
         if (m == 0) {
@@ -210,31 +291,31 @@ void fill_elements(void* dst, DType dtype, uint64_t bits, size_t n) {
     });
 }
 
-double sum_elements(DType dtype, const void* data, size_t n) {
+double sum_elements(DType dtype, const void* data, size_t n, const HostParallelism& par) {
     return with_type(dtype, [&](auto t) -> double {
         using T = decltype(t);
         const T* x = static_cast<const T*>(data);
         if constexpr (std::is_floating_point_v<T>) {
-            return n == 0 ? 0.0 : static_cast<double>(sum_pairwise(x, n));
+            return sum_floats(x, n, par);
         } else if constexpr (std::is_signed_v<T>) {
-            return static_cast<double>(static_cast<int64_t>(sum_integers(x, n)));
+            return static_cast<double>(static_cast<int64_t>(sum_wrapping(x, n, par)));
         } else {
-            return static_cast<double>(sum_integers(x, n));
+            return static_cast<double>(sum_wrapping(x, n, par));
         }
     });
 }
 
-double min_elements(DType dtype, const void* data, size_t n) {
+double min_elements(DType dtype, const void* data, size_t n, const HostParallelism& par) {
     return with_type(dtype, [&](auto t) {
         using T = decltype(t);
-        return extremum<T, true>(static_cast<const T*>(data), n);
+        return extremum<T, true>(static_cast<const T*>(data), n, par);
     });
 }
 
-double max_elements(DType dtype, const void* data, size_t n) {
+double max_elements(DType dtype, const void* data, size_t n, const HostParallelism& par) {
     return with_type(dtype, [&](auto t) {
         using T = decltype(t);
-        return extremum<T, false>(static_cast<const T*>(data), n);
+        return extremum<T, false>(static_cast<const T*>(data), n, par);
     });
 }
 

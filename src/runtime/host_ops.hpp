@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "tack/tack.hpp"
 
@@ -20,11 +21,21 @@ std::uint64_t convert_scalar(Scalar value, DType to);
 /// Writes `n` copies of an element of `to`'s size whose bits are `bits` (Scalar convention).
 void fill_elements(void* dst, DType dtype, std::uint64_t bits, std::size_t n);
 
+/// Runs task(ctx, i) once for every i in [0, count), possibly concurrently; returns when all
+/// are done.
+using HostTaskFn = void (*)(void* ctx, int index);
+/// How a reduction may spread over threads: long inputs split into `threads` contiguous chunks
+/// whose partial results combine in chunk order, so a result depends only on the thread count.
+struct HostParallelism {
+    int threads = 1;
+    std::function<void(int count, HostTaskFn task, void* ctx)> run;  // unset: serial
+};
+
 /// CONTRACT C16-C18: floats sum in their own precision (pairwise over 8-lane blocks), signed
 /// integers in i64 and unsigned in u64, wrapping; the result converted to double. Empty: +0.0.
-double sum_elements(DType dtype, const void* data, std::size_t n);
+double sum_elements(DType dtype, const void* data, std::size_t n, const HostParallelism& par = {});
 /// CONTRACT C17: any NaN propagates; min prefers -0.0 and max +0.0 on zero ties. n > 0.
-double min_elements(DType dtype, const void* data, std::size_t n);
-double max_elements(DType dtype, const void* data, std::size_t n);
+double min_elements(DType dtype, const void* data, std::size_t n, const HostParallelism& par = {});
+double max_elements(DType dtype, const void* data, std::size_t n, const HostParallelism& par = {});
 
 }  // namespace tack::runtime

@@ -33,6 +33,9 @@ struct HostTarget {
     bool wide_vectors = false;
 };
 const HostTarget& host_target();
+/// The same without data_layout (left empty) and without building a TargetMachine: all that
+/// loading objects and keying the disk cache need.
+const HostTarget& host_identity();
 
 /// Builds the unoptimized module for one kernel variant (see emit_kernel.cpp).
 std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const ir::Kernel& k,

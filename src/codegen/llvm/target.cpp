@@ -28,7 +28,9 @@ namespace {
 std::string sorted_host_features() {
     std::vector<std::string> names;
     for (const auto& f : llvm::sys::getHostCPUFeatures()) {
-        names.push_back((f.getValue() ? "+" : "-") + f.getKey().str());
+        std::string name = f.getValue() ? "+" : "-";  // not "x" + str: GCC 12 -Wrestrict noise
+        name += f.getKey();
+        names.push_back(std::move(name));
     }
     std::sort(names.begin(), names.end());
     std::string out;
@@ -94,23 +96,35 @@ class TargetMachineLease {
     std::unique_ptr<llvm::TargetMachine> tm_;
 };
 
-HostTarget detect_host() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
+// Everything but the data layout: reading it needs a TargetMachine (~0.3 ms), which loading a
+// cached object and keying the disk cache never need.
+HostTarget detect_host_identity() {
     HostTarget h;
     h.triple = llvm::sys::getDefaultTargetTriple();
     h.cpu = llvm::sys::getHostCPUName().str();
     h.features = sorted_host_features();
     h.wide_vectors = h.features.find("+avx512f") != std::string::npos &&
                      h.features.find("-evex512") == std::string::npos;
-    auto tm = make_target_machine(h);
-    h.data_layout = tm->createDataLayout().getStringRepresentation();
-    pool().release(std::move(tm));  // the first compile reuses it
     h.fingerprint = h.triple + ";" + h.cpu + ";" + h.features + ";LLVM " LLVM_VERSION_STRING;
     return h;
 }
 
+HostTarget detect_host() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    HostTarget h = host_identity();
+    auto tm = make_target_machine(h);
+    h.data_layout = tm->createDataLayout().getStringRepresentation();
+    pool().release(std::move(tm));  // the first compile reuses it
+    return h;
+}
+
 }  // namespace
+
+const HostTarget& host_identity() {
+    static const HostTarget host = detect_host_identity();
+    return host;
+}
 
 const HostTarget& host_target() {
     static const HostTarget host = detect_host();
@@ -152,7 +166,7 @@ std::vector<uint8_t> emit_object(llvm::Module& m) {
 }  // namespace detail
 
 const std::string& host_target_fingerprint() {
-    return detail::host_target().fingerprint;
+    return detail::host_identity().fingerprint;
 }
 
 }  // namespace tack::codegen::llvm_cpu

@@ -48,6 +48,17 @@ void run_range(void* ctx, int64_t start, int64_t end) {
     c->entry(c->slots, start, end);
 }
 
+struct HostTasks {
+    void (*task)(void* ctx, int index);
+    void* ctx;
+};
+
+void run_host_range(void* ctx, int64_t start, int64_t end) {
+    auto* t = static_cast<HostTasks*>(ctx);
+    for (int64_t i = start; i < end; ++i)
+        t->task(t->ctx, static_cast<int>(i));
+}
+
 class CpuBackend final : public Backend {
   public:
     explicit CpuBackend(std::optional<int> num_threads)
@@ -65,6 +76,16 @@ class CpuBackend final : public Backend {
     }
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override {
         return HostBuffer::wrap(shared_from_this(), ptr, nbytes);
+    }
+
+    int host_threads() const override { return executor_->pool() ? num_threads() : 1; }
+    void run_host_tasks(int count, void (*task)(void* ctx, int index), void* ctx) override {
+        HostTasks tasks{task, ctx};
+        if (count > 1 && executor_->pool()) {
+            executor_->pool()->run(&run_host_range, &tasks, 0, count);
+        } else {
+            run_host_range(&tasks, 0, count);
+        }
     }
 
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
