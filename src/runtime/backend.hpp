@@ -33,6 +33,9 @@ namespace tack::runtime {
 
 class Backend;
 
+/// Array reductions a device may run natively (same order as codegen::cfamily::ReduceOp).
+enum class ReduceKind { Sum, Min, Max };
+
 /// The storage of one array (the seed's DeviceBuffer). Allocated storage is zero-filled.
 class Buffer {
   public:
@@ -106,6 +109,13 @@ class Backend : public std::enable_shared_from_this<Backend> {
     /// This target's row of the atomic table (ATOMIC_DTYPES); see supported_atomic_dtypes.
     virtual DTypeSet target_atomic_dtypes() const = 0;
     virtual bool supports_device_reductions() const { return false; }
+    /// CONTRACT C14/E4: reduces the first `count` (> 0) elements of `buffer` on the device, or
+    /// nullopt to have the caller reduce on the host (the default, and what a backend answers
+    /// for dtypes it does not reduce natively).
+    virtual std::optional<double> reduce_array(const Buffer& buffer, DType dtype,
+                                               std::int64_t count, ReduceKind op) {
+        return std::nullopt;
+    }
     virtual bool supports_workgroups() const { return false; }
     virtual std::vector<std::string> device_memory_spaces() const { return {}; }
     /// Whether calls whose written arrays overlap no other array get a `noalias` variant.

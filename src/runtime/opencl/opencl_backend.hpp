@@ -16,13 +16,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <unordered_map>
 
 #include "runtime/backend.hpp"
 #include "runtime/opencl/device.hpp"
 #include "runtime/opencl/queue.hpp"
+#include "runtime/opencl/reduce.hpp"
 
 namespace tack::runtime::opencl {
 
@@ -60,6 +64,21 @@ class OpenClBackend final : public Backend {
                                                 const ir::Kernel& kernel,
                                                 const VariantOptions& options) override;
 
+    // reduce.cpp
+    /// f32 on the device (256-lane tree + atomic combine); other dtypes on the host.
+    std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
+                                       ReduceKind op) override {
+        if (dtype != DType::f32) return std::nullopt;
+        return reduce_f32(buffer, count, static_cast<ReduceOp>(op));
+    }
+    /// CONTRACT C14-C18/E4: reduces the first `count` f32 elements of `array` on the device,
+    /// over at most `max_groups` groups of 256 lanes (the kernel strides past them). Empty:
+    /// sum 0.0, min/max ValueError, nothing launched. nullopt when the device cannot run
+    /// 256-lane groups: the caller reduces on the host.
+    std::optional<double> reduce_f32(
+        const Buffer& array, std::int64_t count, ReduceOp op,
+        std::uint64_t max_groups = std::numeric_limits<std::uint64_t>::max());
+
     /// Programs built from source and loaded from cached binaries (for tests and tools).
     std::size_t programs_built() const { return built_; }
     std::size_t binaries_loaded() const { return loaded_; }
@@ -80,6 +99,7 @@ class OpenClBackend final : public Backend {
         std::size_t nbytes = 0;
     };
     Bound lookup(std::uint64_t address) const;
+    Reducer& reducer();
 
     const ClApi& api_;
     DeviceDesc device_;
@@ -91,6 +111,8 @@ class OpenClBackend final : public Backend {
     std::unordered_map<std::uint64_t, Bound> buffers_;
     std::uint64_t next_address_ = std::uint64_t(1) << 44;
     std::atomic<std::size_t> built_ = 0, loaded_ = 0;
+    std::once_flag reducer_once_;
+    std::unique_ptr<Reducer> reducer_;  // declared after queue_: released before its context
 };
 
 }  // namespace tack::runtime::opencl
