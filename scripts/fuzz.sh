@@ -17,7 +17,7 @@ mkdir -p "$corpus"
 find tests/golden examples -name '*.py' -exec cp {} "$corpus/" \; 2>/dev/null || true
 echo "fuzz: running ${SECONDS_TO_RUN}s on $(ls "$corpus" | wc -l) corpus files"
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-  "$BUILD/fuzz_frontend" "$corpus" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
+  "$BUILD/tests/fuzz/fuzz_frontend" "$corpus" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=4096 \
   -print_final_stats=1 -artifact_prefix="$BUILD/" 2>"$BUILD/fuzz.log" || {
   tail -50 "$BUILD/fuzz.log"; echo "fuzz: FAILED (artifacts in $BUILD)" >&2; exit 1; }
 grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$BUILD/fuzz.log" || true

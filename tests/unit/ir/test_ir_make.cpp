@@ -30,8 +30,8 @@ TEST(IrMake, IntImmReducesModuloWidth) {
 }
 
 TEST(IrMake, FloatImmRoundsF32Once) {
-    auto* f = FloatImm::make(DType::f32, 0.1)->as<FloatImm>();
-    EXPECT_EQ(f->value, static_cast<double>(0.1f));
+    ExprPtr node = FloatImm::make(DType::f32, 0.1);  // keep the node alive while reading it
+    EXPECT_EQ(node->as<FloatImm>()->value, static_cast<double>(0.1f));
     EXPECT_EQ(FloatImm::make(DType::f64, 0.1)->as<FloatImm>()->value, 0.1);
     EXPECT_THROW(FloatImm::make(DType::i32, 1.0), InternalError);
 }

@@ -12,6 +12,11 @@ namespace {
 
 FakeZe g_fake;
 
+// The backend never destroys modules and kernels (the seed: Level Zero cleanup can crash at
+// exit), so the fake keeps every one it hands out reachable instead of reporting a leak.
+// Never destroyed, so the list outlives static destruction and LeakSanitizer's exit-time scan.
+auto* const g_handed_out = new std::vector<const void*>;
+
 struct FakeModule {
     std::string source;
 };
@@ -207,6 +212,7 @@ FAKE(module_create)
     if (native && g_fake.refuse_native) return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     auto* module =
         new FakeModule{std::string(reinterpret_cast<const char*>(d->pInputModule), d->inputSize)};
+    g_handed_out->push_back(module);
     *m = reinterpret_cast<ze_module_handle_t>(module);
     return ok();
 }
@@ -229,6 +235,7 @@ FAKE(native_binary)(ze_module_handle_t m, size_t* n, uint8_t* out) {
 }
 FAKE(kernel_create)(ze_module_handle_t m, const ze_kernel_desc_t* d, ze_kernel_handle_t* k) {
     auto* kernel = new FakeKernel{reinterpret_cast<FakeModule*>(m)->source, d->pKernelName};
+    g_handed_out->push_back(kernel);
     *k = reinterpret_cast<ze_kernel_handle_t>(kernel);
     return ok();
 }

@@ -125,14 +125,14 @@ TEST_F(OpenCl, QueuedLaunchesKeepTheirOwnScalars) {
     tack::Kernel k = kernel(kStep, "step");
     const int n = 4096;
     auto x = tack::zeros(tack::i64, {n});
-    std::int64_t want = 0;
+    std::uint64_t want = 0;  // the kernel's i64 arithmetic wraps; the reference does too
     for (std::int64_t s = 0; s < 200; ++s) {
         k(x, s % 7 == 3 ? std::int64_t(5) : s);  // repeated values reuse a pack buffer
-        want = want * 3 + (s % 7 == 3 ? 5 : s);
+        want = want * 3 + std::uint64_t(s % 7 == 3 ? 5 : s);
     }
     std::vector<std::int64_t> got = x.to_host<std::int64_t>();
     for (int i = 0; i < n; ++i)
-        ASSERT_EQ(got[size_t(i)], want) << i;
+        ASSERT_EQ(std::uint64_t(got[size_t(i)]), want) << i;
 }
 
 TEST_F(OpenCl, HostWritesAndFillsStayInProgramOrder) {
