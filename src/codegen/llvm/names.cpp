@@ -1,29 +1,14 @@
 // Symbol names of compiled kernels (CONTRACT A10): any Python-legal name, Unicode included, maps
 // to a distinct ASCII symbol that cannot collide with libm or libc.
 
-#include <cstdio>
-
 #include "codegen/llvm/internal.hpp"
+#include "support/identifiers.hpp"
 
 namespace tack::codegen::llvm_cpu {
 namespace detail {
 
 std::string encode_name(const std::string& kernel_name) {
-    std::string out;
-    out.reserve(kernel_name.size() + 8);
-    for (unsigned char c : kernel_name) {
-        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (alnum) {
-            out += static_cast<char>(c);
-        } else if (c == '_') {
-            out += "__";
-        } else {
-            char hex[4];
-            std::snprintf(hex, sizeof hex, "_%02X", c);
-            out += hex;
-        }
-    }
-    return out;
+    return support::encode_identifier(kernel_name);
 }
 
 std::string kernel_symbol(const std::string& kernel_name) {
