@@ -206,6 +206,8 @@ void sync();
 class Shape {
   public:
     static constexpr int kMaxRank = 4;
+    /// A vector or matrix array's storage shape: its element shape follows the elements'.
+    static constexpr int kMaxStorageRank = kMaxRank + 2;
     Shape() = default;
     template <class... Ts>
     requires(sizeof...(Ts) >= 1 && sizeof...(Ts) <= kMaxRank && (std::is_integral_v<Ts> && ...))
@@ -224,7 +226,7 @@ class Shape {
 
   private:
     int rank_ = 0;
-    std::array<std::int64_t, kMaxRank> dims_{};
+    std::array<std::int64_t, kMaxStorageRank> dims_{};
 };
 
 /// The Tack dtype of a C++ element type.
@@ -298,6 +300,15 @@ class Array {
 
     /// A view with another shape over the same storage (element count must match).
     Array reshape(const Shape& shape) const;
+    /// How many trailing extents of shape() are the element shape: 0 for scalar elements, 1
+    /// for vectors (the last extent is the width), 2 for matrices (rows, columns). Kernels see
+    /// an array of rank rank() - elem_rank() whose elements are vectors or matrices (CONTRACT
+    /// A28, A34); the storage stays row-major with the components innermost.
+    int elem_rank() const { return elem_rank_; }
+    /// A view of the same storage as `elements`-shaped vectors (elem_dims = {n}) or matrices
+    /// ({n, m}); `elements` may be empty (a single vector). ValueError on a size mismatch.
+    Array with_elements(std::span<const std::int64_t> elements,
+                        std::span<const std::int64_t> elem_dims) const;
     /// Sets every element to `value`, converted with the kernel language's cast rules.
     template <class T>
     void fill(T value) const {
@@ -364,6 +375,7 @@ class Array {
     DType dtype_ = DType::f32;
     Shape shape_;
     bool writable_ = true;
+    std::uint8_t elem_rank_ = 0;
 };
 
 /// A new zero-filled array (CONTRACT C6/C7: every allocation is zero-filled).

@@ -81,6 +81,8 @@ struct Field {
     std::vector<int64_t> elements;   // vector/matrix fields: the shape of the elements
     std::vector<int64_t> elem_dims;  // (n,) or (n, m); empty for scalar fields
     nb::object owner;                // keeps wrapped memory alive (NumPy array, DLPack tensor)
+    Array kernel;                    // what kernels receive: `array` viewed as elements of
+                                     // elem_dims (CONTRACT A28); set by make_field
 };
 
 void init_fields(nb::module_& m);

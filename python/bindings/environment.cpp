@@ -91,7 +91,8 @@ __int128 to_int128(nb::handle v) {
 }
 
 // The resolver's answer: ("unbound",), ("intrinsic", name), ("int", value, dtype|None),
-// ("float", value, dtype|None), ("func", FuncSource), ("other", description).
+// ("float", value, dtype|None), ("tuple", rows, cols, components, dtype|None),
+// ("func", FuncSource), ("other", description).
 Resolution convert(nb::handle answer) {
     nb::tuple t = nb::borrow<nb::tuple>(answer);
     std::string tag = nb::cast<std::string>(t[0]);
@@ -106,6 +107,19 @@ Resolution convert(nb::handle answer) {
     } else if (tag == "float") {
         r.kind = Resolution::Kind::Constant;
         r.constant = sema::Constant::floating(nb::cast<double>(t[1]), dtype_named(t[2]));
+    } else if (tag == "tuple") {
+        // ("tuple", rows, cols, (components...), dtype|None): a vector or matrix constant.
+        r.kind = Resolution::Kind::Constant;
+        sema::Constant& c = r.constant;
+        c.kind = sema::Constant::Kind::Tuple;
+        c.rows = nb::cast<int>(t[1]);
+        c.cols = nb::cast<int>(t[2]);
+        c.dtype = dtype_named(t[4]);
+        for (nb::handle item : nb::borrow<nb::tuple>(t[3])) {
+            c.items.push_back(PyFloat_Check(item.ptr())
+                                  ? sema::Constant::floating(nb::cast<double>(item), c.dtype)
+                                  : sema::Constant::integer(to_int128(item), c.dtype));
+        }
     } else if (tag == "func") {
         r.kind = Resolution::Kind::Func;
         r.func = nb::cast<const FuncSource&>(t[1]).ref();

@@ -297,6 +297,7 @@ std::string field_repr(const Field& f) {
 }  // namespace
 
 nb::object make_field(Field f) {
+    f.kernel = f.elem_dims.empty() ? f.array : f.array.with_elements(f.elements, f.elem_dims);
     return nb::cast(std::move(f));
 }
 

@@ -56,7 +56,7 @@ class ArgPack {
         bool any_f64 = false;
         for (size_t i = 0; i < n_; ++i) {
             if (Field* f = field_ptr(args[i])) {
-                out[i].array = &f->array;
+                out[i].array = &f->kernel;
                 any_f64 |= f->array.dtype() == DType::f64;
             }
         }

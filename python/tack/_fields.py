@@ -56,20 +56,46 @@ def concat(fields):
     return _tack._concat(list(fields))
 
 
+def _device_value(name):
+    raise RuntimeError(
+        f"tack.{name}(...) builds a value inside a @tack.kernel or @tack.func; on the host use "
+        "tuples, NumPy arrays or tack.constant"
+    )
+
+
 class Vector:
-    """Vector fields: `tack.Vector.field(n, dtype, shape)` (storage; CONTRACT C6, C11)."""
+    """Small vectors (CONTRACT A28): `tack.Vector([x, y, z])` in kernels, and vector fields,
+    `tack.Vector.field(n, dtype, shape)` (storage; CONTRACT C6, C11)."""
+
+    def __new__(cls, *args, **kwargs):
+        _device_value("Vector")
 
     @staticmethod
     def field(n, dtype=f32, shape=()):
-        return _tack._field(dtype, _shape(shape), (operator.index(n),))
+        n = operator.index(n)
+        if not 1 <= n <= 64:
+            raise ValueError(f"Vector.field({n}): vectors have 1 to 64 components")
+        return _tack._field(dtype, _shape(shape), (n,))
 
 
 class Matrix:
-    """Matrix fields: `tack.Matrix.field(n, m, dtype, shape)`, stored row-major."""
+    """Small matrices up to 4x4 (CONTRACT A28): `tack.Matrix([[a, b], [c, d]])`,
+    `tack.Matrix.identity(n)` in kernels, and matrix fields, `tack.Matrix.field(n, m, dtype,
+    shape)`, stored row-major."""
+
+    def __new__(cls, *args, **kwargs):
+        _device_value("Matrix")
+
+    @staticmethod
+    def identity(n):
+        _device_value("Matrix.identity")
 
     @staticmethod
     def field(n, m, dtype=f32, shape=()):
-        return _tack._field(dtype, _shape(shape), (operator.index(n), operator.index(m)))
+        n, m = operator.index(n), operator.index(m)
+        if not (1 <= n <= 4 and 1 <= m <= 4):
+            raise ValueError(f"Matrix.field({n}, {m}): matrices are at most 4x4")
+        return _tack._field(dtype, _shape(shape), (n, m))
 
 
 def _is_ndarray(obj):

@@ -3,7 +3,8 @@
 import functools
 
 from . import _names, _source, _tack
-from ._tack import DType, Kernel
+from ._constants import constant  # noqa: F401  (re-exported as tack.constant)
+from ._tack import Kernel
 
 
 def _wrap(target, fn):
@@ -51,63 +52,6 @@ def func(fn=None):
     if fn is None:
         return func
     return Func(fn)
-
-
-class ConstantInt(int):
-    """An integer tack.constant: an ordinary int on the host, a literal in kernels."""
-
-    dtype = None
-
-
-class ConstantFloat(float):
-    """A float tack.constant: an ordinary float on the host, a literal in kernels."""
-
-    dtype = None
-
-
-class ConstantVector:
-    """A vector tack.constant: indexes and iterates like a tuple, but is not one (A27)."""
-
-    __slots__ = ("_values", "dtype")
-
-    def __init__(self, values, dtype):
-        self._values, self.dtype = tuple(values), dtype
-
-    def __getitem__(self, i):
-        return self._values[i]
-
-    def __iter__(self):
-        return iter(self._values)
-
-    def __len__(self):
-        return len(self._values)
-
-    def __repr__(self):
-        return f"tack.constant({self._values!r})"
-
-
-def _check_number(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        if not hasattr(value, "__index__") and not hasattr(value, "__float__"):
-            raise TypeError(f"tack.constant() takes a number, got {type(value).__name__}")
-
-
-def constant(value, dtype=None):
-    """A compile-time constant (CONTRACT A27): a literal in kernels, a number on the host."""
-    if dtype is not None and not isinstance(dtype, DType):
-        raise TypeError(f"tack.constant() dtype must be a Tack dtype, got {dtype!r}")
-    if isinstance(value, (tuple, list)):
-        for v in value:
-            if not isinstance(v, (tuple, list)):
-                _check_number(v)
-        return ConstantVector(value, dtype)
-    _check_number(value)
-    if isinstance(value, bool) or hasattr(value, "__index__"):
-        c = ConstantInt(int(value))
-    else:
-        c = ConstantFloat(float(value))
-    c.dtype = dtype
-    return c
 
 
 def inspect(kernel, *args, mode="source"):

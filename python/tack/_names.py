@@ -34,8 +34,12 @@ def _intrinsic_table():
 
         table = {}
         for name in _tack._builtin_names():
+            head, _, member = name.partition(".")  # "Matrix.identity": a class's static method
             for module in (builtins, _math, tack, tack.math):
-                obj = vars(module).get(name)
+                obj = vars(module).get(head)
+                if obj is not None and member:
+                    obj = vars(obj).get(member) if isinstance(obj, type) else None
+                    obj = getattr(obj, "__func__", obj)
                 if obj is not None and not isinstance(obj, (int, float)):
                     table.setdefault(id(obj), (obj, name))
         _intrinsics = table
@@ -51,16 +55,14 @@ def _describe(obj):
 
 
 def classify(obj):
-    from ._kernels import ConstantFloat, ConstantInt, ConstantVector, Func
+    from ._constants import classify as constant_answer
+    from ._kernels import Func
 
     if isinstance(obj, Func):
         return ("func", obj._source)
-    if isinstance(obj, ConstantInt):
-        return ("int", int(obj), obj.dtype)
-    if isinstance(obj, ConstantFloat):
-        return ("float", float(obj), obj.dtype)
-    if isinstance(obj, ConstantVector):
-        return ("other", "a vector tack.constant (not supported in kernels yet)")
+    answer = constant_answer(obj)
+    if answer is not None:
+        return answer
     if _MATH_CONSTANTS.get(id(obj)) is obj:
         return ("float", obj, None)
     entry = _intrinsic_table().get(id(obj))
@@ -94,6 +96,10 @@ def resolver(fn):
         if obj is _UNBOUND:
             return _UNBOUND
         for part in parts[1:]:
+            if isinstance(obj, type) and id(obj) in _intrinsic_table():
+                # tack.Matrix.identity: a static method of an intrinsic class.
+                member = getattr(vars(obj).get(part), "__func__", None)
+                return classify(member) if member is not None else ("other", f"attribute '{part}' of {_describe(obj)}")
             if not isinstance(obj, types.ModuleType):
                 return ("other", f"attribute '{part}' of {_describe(obj)}")
             try:

@@ -71,7 +71,7 @@ void require_writable(const Array& a, const char* what) {
 // --- Shape, Scalar --------------------------------------------------------------------------
 
 Shape::Shape(std::span<const int64_t> extents) : rank_(static_cast<int>(extents.size())) {
-    if (extents.size() > kMaxRank) {
+    if (extents.size() > kMaxStorageRank) {
         throw ValueError("Array shapes have 1 to 4 dimensions, got " +
                          std::to_string(extents.size()));
     }
@@ -182,6 +182,27 @@ Array Array::reshape(const Shape& shape) const {
     }
     Array view = *this;
     view.shape_ = shape;
+    view.elem_rank_ = 0;
+    return view;
+}
+
+Array Array::with_elements(std::span<const int64_t> elements,
+                           std::span<const int64_t> elem_dims) const {
+    if (elem_dims.empty() || elem_dims.size() > 2 || elements.size() > Shape::kMaxRank) {
+        throw ValueError(
+            "with_elements: elements have 0 to 4 dimensions and a vector or matrix "
+            "element shape");
+    }
+    std::vector<int64_t> dims(elements.begin(), elements.end());
+    dims.insert(dims.end(), elem_dims.begin(), elem_dims.end());
+    Shape shape{std::span<const int64_t>(dims)};
+    if (shape.size() != size()) {
+        throw ValueError("cannot view array of size " + std::to_string(size()) + " as elements " +
+                         "of shape " + shape.to_string());
+    }
+    Array view = *this;
+    view.shape_ = shape;
+    view.elem_rank_ = static_cast<uint8_t>(elem_dims.size());
     return view;
 }
 

@@ -37,8 +37,14 @@ constexpr Builtin block_reduce(std::string_view name) {
 
 // Kept sorted by name so find() is a binary search; a static_assert below checks the order.
 constexpr std::array kTable = {
+    // Vector and matrix values (CONTRACT A28): scalarized by lowering.
+    pure("Matrix", C::Construct, 1, 1),
+    pure("Matrix.identity", C::Construct, 1, 1),
+    pure("Vector", C::Construct, 1, 1),
     math("abs", 1),
     math("acos", 1),
+    pure("all", C::Truth, 1, 1),
+    pure("any", C::Truth, 1, 1),
     math("asin", 1),
     math("atan", 1),
     math("atan2", 2),

@@ -21,6 +21,8 @@ enum class Category {
     Len,        // len
     Select,     // select(mask, a, b)
     Constant,   // tack.constant (module level only)
+    Construct,  // tack.Vector([...]), tack.Matrix([[...]]), tack.Matrix.identity(n)
+    Truth,      // any(mask), all(mask)
 };
 
 struct Builtin {

@@ -35,12 +35,20 @@ std::string dtype_text(DType t) {
     return std::string("tack.") + tack::name(t);
 }
 
+sema::ArgType array_type(const Array& a) {
+    sema::ArgType t{true, a.dtype(), a.rank() - a.elem_rank()};
+    const Shape& s = a.shape();
+    if (a.elem_rank() >= 1) t.elem_rows = static_cast<int>(s[t.rank]);
+    if (a.elem_rank() == 2) t.elem_cols = static_cast<int>(s[t.rank + 1]);
+    return t;
+}
+
 std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args) {
     std::vector<sema::ArgType> sig;
     sig.reserve(args.size());
     for (const auto& a : args) {
         if (a.array) {
-            sig.push_back({true, a.array->dtype(), a.array->rank()});
+            sig.push_back(array_type(*a.array));
         } else {
             sig.push_back({false, a.scalar.dtype, 0});
         }

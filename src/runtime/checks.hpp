@@ -18,6 +18,8 @@ namespace tack::runtime {
 std::string dtype_text(DType t);
 
 /// The signature a call's arguments select (CONTRACT D3 param_sig).
+/// The kernel-side type of an array argument: logical rank and element shape (CONTRACT A28).
+sema::ArgType array_type(const Array& a);
 std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args);
 
 /// CONTRACT D8: TypeError for an array argument whose dtype the backend does not support.

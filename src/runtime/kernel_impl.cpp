@@ -44,9 +44,10 @@ bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg>
         const detail::Arg& a = args[i];
         if (a.array) {
             if (!sig[i].is_array || sig[i].dtype != a.array->dtype() ||
-                sig[i].rank != a.array->rank()) {
+                sig[i].rank != a.array->rank() - a.array->elem_rank()) {
                 return false;
             }
+            if (a.array->elem_rank() && !(sig[i] == array_type(*a.array))) return false;
         } else if (sig[i].is_array || sig[i].dtype != a.scalar.dtype) {
             return false;
         }

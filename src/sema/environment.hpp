@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "frontend/ast.hpp"
 #include "tack/dtype.hpp"
@@ -21,11 +22,16 @@ namespace tack::sema {
 
 /// A compile-time constant: `tack.constant(v[, dtype])` or math.pi/e/tau.
 struct Constant {
-    enum class Kind { Int, Float };
+    enum class Kind { Int, Float, Tuple };
     Kind kind = Kind::Int;
     __int128 ival = 0;           // Int: the Python value (bool is 0/1)
     double fval = 0;             // Float: the Python value
     std::optional<DType> dtype;  // explicit dtype: acts as the literal under that cast
+    // Tuple: a vector (rows = n, cols = 0) or matrix (rows x cols) constant, its Int/Float
+    // components row-major; `dtype` applies to every component (CONTRACT A27).
+    std::vector<Constant> items;
+    int rows = 0;
+    int cols = 0;
     static Constant integer(__int128 v, std::optional<DType> dt = std::nullopt);
     static Constant floating(double v, std::optional<DType> dt = std::nullopt);
 };

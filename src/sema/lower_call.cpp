@@ -75,7 +75,7 @@ DType Lowerer::float_result(const std::vector<ir::ExprPtr>& args) const {
 
 // ---- dispatch -------------------------------------------------------------------------------
 
-ir::ExprPtr Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want_value) {
+Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want_value) {
     if (!e.keywords.empty()) {
         fail(ErrorKind::UnsupportedSyntax, "keyword arguments are not supported", e.range);
     }
@@ -83,7 +83,7 @@ ir::ExprPtr Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, b
     std::string n = dotted(*e.func);
     if (res.kind == Resolution::Kind::Func) {
         auto results = inline_call(e, res.func, out);
-        if (!want_value) return nullptr;
+        if (!want_value) return {};
         if (results.empty()) type_error("'" + n + "' returns no value", e.range);
         if (results.size() != 1) {
             type_error("'" + n + "' returns " + std::to_string(results.size()) +
@@ -94,11 +94,18 @@ ir::ExprPtr Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, b
     }
     if (const builtins::Builtin* b = intrinsic_of(e)) {
         check_arity(e, std::string(b->name), b->min_args, b->max_args);
-        ir::ExprPtr v = lower_intrinsic(*b, e, out, hint, want_value);
-        if (want_value && !v) {
+        Val v = lower_intrinsic(*b, e, out, hint, want_value);
+        if (want_value && v.empty()) {
             fail(ErrorKind::UnsupportedSyntax, std::string(b->name) + "() has no value", e.range);
         }
         return v;
+    }
+    // A method of a vector or matrix value: `v.dot(w)`, `a[i].inverse()`, `(a - b).norm()`.
+    if (const auto* attr = e.func->as<ast::Attribute>()) {
+        std::string root = n.substr(0, n.find('.'));
+        if (n.empty() || scope_->names.count(root) || scope_->assigned.count(root)) {
+            return lower_method(e, *attr, out, hint);
+        }
     }
     fail(ErrorKind::UnsupportedSyntax,
          "call to '" + (n.empty() ? std::string("<expression>") : n) +
@@ -106,14 +113,14 @@ ir::ExprPtr Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, b
          e.range);
 }
 
-std::vector<ir::ExprPtr> Lowerer::lower_call_multi(const ast::Call& e, ir::Block& out) {
+std::vector<Val> Lowerer::lower_call_multi(const ast::Call& e, ir::Block& out) {
     Resolution res = resolve_callee(e);
     if (res.kind == Resolution::Kind::Func) return inline_call(e, res.func, out);
     return {lower_call(e, out, std::nullopt)};
 }
 
-ir::ExprPtr Lowerer::lower_intrinsic(const builtins::Builtin& b, const ast::Call& e, ir::Block& out,
-                                     Hint hint, bool want_value) {
+Val Lowerer::lower_intrinsic(const builtins::Builtin& b, const ast::Call& e, ir::Block& out,
+                             Hint hint, bool want_value) {
     using C = builtins::Category;
     std::string name(b.name);
     Hint h = is_weak(e) ? hint : std::nullopt;
@@ -128,14 +135,21 @@ ir::ExprPtr Lowerer::lower_intrinsic(const builtins::Builtin& b, const ast::Call
             return lower_cast(e, name, out);
         case C::Atomic:
             return lower_atomic(e, name, out, want_value);
-        case C::Workgroup:
-            return lower_workgroup(e, name, out);
+        case C::Workgroup: {
+            ir::ExprPtr v = lower_workgroup(e, name, out);
+            return v ? Val::of(v) : Val{};
+        }
         case C::Print:
-            return lower_print(e, out);
+            lower_print(e, out);
+            return {};
         case C::Len:
-            return lower_len(e);
+            return Val::of(lower_len(e));
         case C::Select:
             return lower_select(e, out, h);
+        case C::Construct:
+            return lower_constructor(e, name, out, h);
+        case C::Truth:
+            return lower_any_all(e, name, out);
         case C::Alloc:
             fail(ErrorKind::UnsupportedSyntax, name + "() must be assigned to a name", e.range);
         case C::Range:
@@ -157,43 +171,57 @@ static std::vector<const ast::Expr*> arg_ptrs(const ast::Call& e) {
 
 // ---- math, min/max, casts (B7, B19) -----------------------------------------------------------
 
-ir::ExprPtr Lowerer::lower_math(const ast::Call& e, const std::string& name, ir::Block& out,
-                                Hint hint) {
+Val Lowerer::lower_math(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint) {
     auto it = math_fns().find(name);
     if (it == math_fns().end()) {
         fail(ErrorKind::UnsupportedSyntax, "math function '" + name + "' is not supported",
              e.range);
     }
-    auto args = lower_operands(arg_ptrs(e), out, hint);
-    bool ints = std::all_of(args.begin(), args.end(),
-                            [](const ir::ExprPtr& a) { return is_integer(a->type); });
-    if (name == "abs" && ints) return ir::Call::make(ir::MathFn::Abs, args, e.range);
-    if (name == "pow" && ints) return arith(ast::BinaryOp::Pow, args[0], args[1], e.range);
-    DType t = float_result(args);
-    for (auto& a : args)
-        a = convert(a, t);
-    return ir::Call::make(it->second, std::move(args), e.range);
-}
-
-ir::ExprPtr Lowerer::lower_minmax(const ast::Call& e, const std::string& name, ir::Block& out,
-                                  Hint hint) {
-    auto args = lower_operands(arg_ptrs(e), out, hint);
-    DType t = args[0]->type;
-    for (const auto& a : args)
-        t = promote_or_fail(t, a->type, e.range);
-    auto op = name == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max;
-    ir::ExprPtr acc = convert(args[0], t);
-    for (size_t k = 1; k < args.size(); ++k) {
-        acc = ir::Binary::make(op, acc, convert(args[k], t), e.range);
+    auto vals = lower_values(arg_ptrs(e), out, hint);
+    VShape shape = common_shape(vals, out, e.range, name + "()");  // per component (A29)
+    Val res{shape, {}};
+    for (int k = 0; k < shape.count(); ++k) {
+        std::vector<ir::ExprPtr> args;
+        for (const auto& v : vals)
+            args.push_back(v.c[size_t(k)]);
+        bool ints = std::all_of(args.begin(), args.end(),
+                                [](const ir::ExprPtr& a) { return is_integer(a->type); });
+        if (name == "abs" && ints) {
+            res.c.push_back(ir::Call::make(ir::MathFn::Abs, args, e.range));
+        } else if (name == "pow" && ints) {
+            res.c.push_back(arith(ast::BinaryOp::Pow, args[0], args[1], e.range));
+        } else {
+            DType t = float_result(args);
+            for (auto& a : args)
+                a = convert(a, t);
+            res.c.push_back(ir::Call::make(it->second, std::move(args), e.range));
+        }
     }
-    return acc;
+    return res;
 }
 
-ir::ExprPtr Lowerer::lower_cast(const ast::Call& e, const std::string& name, ir::Block& out) {
+Val Lowerer::lower_minmax(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint) {
+    auto vals = lower_values(arg_ptrs(e), out, hint);
+    VShape shape = common_shape(vals, out, e.range, name + "()");
+    auto op = name == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max;
+    Val res{shape, {}};
+    for (int k = 0; k < shape.count(); ++k) {
+        DType t = vals[0].c[size_t(k)]->type;
+        for (const auto& v : vals)
+            t = promote_or_fail(t, v.c[size_t(k)]->type, e.range);
+        ir::ExprPtr acc = convert(vals[0].c[size_t(k)], t);
+        for (size_t j = 1; j < vals.size(); ++j)
+            acc = ir::Binary::make(op, acc, convert(vals[j].c[size_t(k)], t), e.range);
+        res.c.push_back(acc);
+    }
+    return res;
+}
+
+Val Lowerer::lower_cast(const ast::Call& e, const std::string& name, ir::Block& out) {
     DType to = name == "int" ? i32 : name == "float" ? f32 : *dtype_from_name(name);
     // B4: the operand of tack.f32/tack.f64 adopts that type; int(2.5) evaluates it as f32.
-    ir::ExprPtr v = lower_expr(*e.args[0], out, is_float(to) ? Hint(to) : std::nullopt);
-    return convert(v, to);
+    Val v = lower_value(*e.args[0], out, is_float(to) ? Hint(to) : std::nullopt);
+    return convert(std::move(v), to);
 }
 
 // ---- GLSL helpers (A42), expanded with their GLSL definitions ---------------------------------
@@ -286,50 +314,111 @@ const std::map<std::string, HelperRow>& helpers() {
 
 }  // namespace
 
-ir::ExprPtr Lowerer::lower_helper(const ast::Call& e, const std::string& name, ir::Block& out,
-                                  Hint hint) {
+Val Lowerer::lower_helper(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint) {
     auto it = helpers().find(name);
     if (it == helpers().end()) {
         fail(ErrorKind::UnsupportedSyntax, "helper '" + name + "' is not supported", e.range);
     }
-    auto args = lower_operands(arg_ptrs(e), out, hint);
-    DType t = args[0]->type;
-    for (const auto& a : args)
-        t = promote_or_fail(t, a->type, e.range);
-    if (it->second.float_only) t = float_result(args);
-    for (auto& a : args)
-        a = convert(a, t);
-    HelperCtx ctx{*this, out, e.range, t};
-    return it->second.fn(ctx, args);
+    auto vals = lower_values(arg_ptrs(e), out, hint);
+    // length, distance and normalize of vectors are the Euclidean forms (A42).
+    bool geometric = name == "length" || name == "distance" || name == "normalize";
+    if (geometric && !vals[0].shape.is_scalar()) {
+        Val v = vals[0];
+        if (name == "distance") {
+            v = zip(vals[0], vals[1], out, e.range, "distance()",
+                    [&](ir::ExprPtr a, ir::ExprPtr b) {
+                        return arith(ast::BinaryOp::Sub, a, b, e.range);
+                    });
+        }
+        v = keep(convert(v, float_result(v.c)), out);
+        ir::ExprPtr n = ir::Call::make(ir::MathFn::Sqrt, {dot(v, v, e.range)}, e.range);
+        if (name != "normalize") return Val::of(n);
+        n = materialize(n, out);
+        return map(v, [&](ir::ExprPtr x) { return arith(ast::BinaryOp::Div, x, n, e.range); });
+    }
+    VShape shape = common_shape(vals, out, e.range, name + "()");
+    Val res{shape, {}};
+    for (int k = 0; k < shape.count(); ++k) {
+        std::vector<ir::ExprPtr> args;
+        for (const auto& v : vals)
+            args.push_back(v.c[size_t(k)]);
+        DType t = args[0]->type;
+        for (const auto& a : args)
+            t = promote_or_fail(t, a->type, e.range);
+        if (it->second.float_only) t = float_result(args);
+        for (auto& a : args)
+            a = convert(a, t);
+        HelperCtx ctx{*this, out, e.range, t};
+        res.c.push_back(it->second.fn(ctx, args));
+    }
+    return res;
 }
 
 // ---- atomics (A38, G6) ------------------------------------------------------------------------
 
-ir::ExprPtr Lowerer::lower_atomic(const ast::Call& e, const std::string& name, ir::Block& out,
-                                  bool want_value) {
+Val Lowerer::lower_atomic(const ast::Call& e, const std::string& name, ir::Block& out,
+                          bool want_value) {
     const Binding* target = array_binding(*e.args[0]);
     if (!target || target->buffer->kind != ir::BufferKind::Param) {
         type_error(name + "() requires a global field parameter target", e.args[0]->range);
     }
-    ir::BufferPtr b = target->buffer;
+    const Binding& t = *target;
+    ir::BufferPtr b = t.buffer;
     std::vector<const ast::Expr*> operands;
-    if (const auto* t = e.args[1]->as<ast::Tuple>()) {
-        for (const auto& x : t->elts)
+    if (const auto* tu = e.args[1]->as<ast::Tuple>()) {
+        for (const auto& x : tu->elts)
             operands.push_back(x.get());
     } else {
         operands.push_back(e.args[1].get());
     }
     operands.push_back(e.args[2].get());
-    auto vals = lower_operands(operands, out, is_float(b->elem) ? Hint(b->elem) : std::nullopt);
-    ir::ExprPtr value = convert(vals.back(), b->elem);
+    auto vals = lower_values(operands, out, is_float(b->elem) ? Hint(b->elem) : std::nullopt);
+    Val value = vals.back();
     vals.pop_back();
-    ir::ExprPtr index = flat_index(b, std::move(vals), e.range);
+    std::vector<ir::ExprPtr> idx;
+    if (vals.size() == 1 && vals[0].shape.is_vector()) {
+        idx = vals[0].c;  // A34: an integer vector supplies one index per dimension
+    } else {
+        for (size_t k = 0; k < vals.size(); ++k)
+            idx.push_back(scalar_of(vals[k], operands[k]->range));
+    }
+    ir::ExprPtr index = flat_index(t, std::move(idx), e.range);
     static const std::map<std::string, ir::AtomicOp> kOps = {{"atomic_add", ir::AtomicOp::Add},
                                                              {"atomic_min", ir::AtomicOp::Min},
                                                              {"atomic_max", ir::AtomicOp::Max}};
-    ir::VarPtr result = want_value ? temp(b->elem, e.range) : nullptr;
-    out.push_back(ir::Atomic::make(kOps.at(name), b, index, value, result, e.range));
-    return result ? ir::VarRef::make(result, e.range) : nullptr;
+    int count = t.shape.count();
+    Val result{value.shape, {}};
+    auto one = [&](ir::ExprPtr at, ir::ExprPtr v) {
+        ir::VarPtr old = want_value ? temp(b->elem, e.range) : nullptr;
+        out.push_back(ir::Atomic::make(kOps.at(name), b, at, convert(v, b->elem), old, e.range));
+        if (old) result.c.push_back(ir::VarRef::make(old, e.range));
+    };
+    if (value.shape.is_scalar()) {
+        // On a vector or matrix field a scalar value addresses one component by its flat
+        // index into the storage (A38).
+        one(index, value.c[0]);
+    } else {
+        if (value.shape != t.shape) {
+            fail(ErrorKind::UnsupportedSyntax,
+                 name + "() combines a " + value.shape.text() + " value and a field of " +
+                     t.shape.text() + " elements",
+                 e.range);
+        }
+        // One atomic per component; the index and the value are evaluated first (A38).
+        value = keep(value, out);
+        ir::ExprPtr base =
+            materialize(ir::Binary::make(ir::BinaryOp::Mul, index,
+                                         ir::IntImm::make_i64(count, e.range), e.range),
+                        out);
+        for (int k = 0; k < count; ++k) {
+            ir::ExprPtr at = k ? ir::Binary::make(ir::BinaryOp::Add, base,
+                                                  ir::IntImm::make_i64(k, e.range), e.range)
+                               : base;
+            one(at, value.c[size_t(k)]);
+        }
+    }
+    if (!want_value) return {};
+    return result;
 }
 
 // ---- workgroups, print, len, select, allocations ----------------------------------------------
@@ -352,33 +441,58 @@ ir::ExprPtr Lowerer::lower_workgroup(const ast::Call& e, const std::string& name
     return ir::VarRef::make(result, e.range);
 }
 
-ir::ExprPtr Lowerer::lower_print(const ast::Call& e, ir::Block& out) {
+void Lowerer::lower_print(const ast::Call& e, ir::Block& out) {
     std::vector<const ast::Expr*> values;
     for (const auto& a : e.args) {
         if (!a->as<ast::StrLit>()) values.push_back(a.get());
     }
-    auto vals = lower_operands(values, out);
+    auto vals = lower_values(values, out);
     std::vector<std::variant<std::string, ir::ExprPtr>> parts;
     size_t next = 0;
     for (const auto& a : e.args) {
         if (const auto* s = a->as<ast::StrLit>()) {
             parts.emplace_back(s->value);
-        } else {
-            parts.emplace_back(vals[next++]);
+            continue;
         }
+        for (const auto& c : vals[next].c)  // a vector prints its components
+            parts.emplace_back(c);
+        ++next;
     }
     out.push_back(ir::Print::make(std::move(parts), e.range));
-    return nullptr;
 }
 
 ir::ExprPtr Lowerer::lower_len(const ast::Call& e) {
-    return array_extent(array_of(*e.args[0], "len()"), 0, e.range);
+    const Binding& a = array_of(*e.args[0], "len()");
+    int elem_rank = a.shape.is_scalar() ? 0 : a.shape.is_vector() ? 1 : 2;
+    if (a.buffer->rank == elem_rank) {
+        type_error("len() of a single vector or matrix field (it has no dimensions)", e.range);
+    }
+    return array_extent(a.buffer, 0, e.range);
 }
 
-ir::ExprPtr Lowerer::lower_select(const ast::Call& e, ir::Block& out, Hint hint) {
-    auto v = lower_operands(arg_ptrs(e), out, hint);
-    join_arms(&v[1], &v[2], e.range);
-    return ir::Select::make(v[0], v[1], v[2], e.range);
+Val Lowerer::lower_select(const ast::Call& e, ir::Block& out, Hint hint) {
+    auto v = lower_values(arg_ptrs(e), out, hint);
+    Val mask = v[0];
+    std::vector<Val> arms = {v[1], v[2]};
+    VShape shape;
+    if (mask.shape.is_scalar()) {
+        // A scalar mask picks whole values (A31).
+        shape = common_shape(arms, out, e.range, "tack.select()");
+        if (shape.count() > 1) mask = keep(mask, out);
+        mask = broadcast(mask, shape, out);
+    } else {
+        std::vector<Val> all = {mask, arms[0], arms[1]};
+        shape = common_shape(all, out, e.range, "tack.select()");
+        mask = all[0];
+        arms = {all[1], all[2]};
+    }
+    Val res{shape, {}};
+    for (int k = 0; k < shape.count(); ++k) {
+        ir::ExprPtr a = arms[0].c[size_t(k)], b = arms[1].c[size_t(k)];
+        join_arms(&a, &b, e.range);
+        res.c.push_back(ir::Select::make(mask.c[size_t(k)], a, b, e.range));
+    }
+    return res;
 }
 
 ir::BufferPtr Lowerer::lower_alloc(const ast::Call& e, const std::string& name,
@@ -386,7 +500,7 @@ ir::BufferPtr Lowerer::lower_alloc(const ast::Call& e, const std::string& name,
     check_arity(e, name, 2, 2);
     bool like = name.ends_with("_like");
     std::optional<DType> elem =
-        like ? array_of(*e.args[0], name.c_str())->elem : dtype_of(*e.args[0]);
+        like ? array_of(*e.args[0], name.c_str()).buffer->elem : dtype_of(*e.args[0]);
     if (!elem) type_error(name + "() needs a dtype such as tack.f32", e.args[0]->range);
     auto size = static_int(*e.args[1]);
     if (!size || *size <= 0 || *size > (__int128(1) << 40)) {

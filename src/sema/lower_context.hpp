@@ -34,13 +34,54 @@ using diag::SourceRange;
 /// lets it default to f32.
 using Hint = std::optional<DType>;
 
+/// The shape of a kernel value (CONTRACT A28): a scalar, an n-vector or an n x m matrix.
+/// Vectors and matrices exist only in sema: lowering scalarizes them into one IR expression
+/// per component, row-major.
+struct VShape {
+    int rows = 0;  // 0: a scalar
+    int cols = 0;  // 0: a vector (or a scalar)
+    bool is_scalar() const { return rows == 0; }
+    bool is_vector() const { return rows > 0 && cols == 0; }
+    bool is_matrix() const { return cols > 0; }
+    int count() const { return is_scalar() ? 1 : is_vector() ? rows : rows * cols; }
+    /// "scalar", "3-vector", "2x3 matrix" (the words of the shape errors).
+    std::string text() const;
+    bool operator==(const VShape&) const = default;
+};
+
+/// A lowered value: its shape and one pure IR expression per component (row-major). All
+/// components have one scalar type. An empty `c` means "no value" (a call used as a statement).
+struct Val {
+    VShape shape;
+    std::vector<ir::ExprPtr> c;
+    DType type() const { return c.at(0)->type; }
+    bool empty() const { return c.empty(); }
+    static Val of(ir::ExprPtr e) { return Val{{}, {std::move(e)}}; }
+};
+
 /// What a name means at one point of a function body.
 struct Binding {
-    enum class Kind { Scalar, Array, Dead };
+    enum class Kind { Scalar, Vector, Array, Dead };
     Kind kind = Kind::Dead;
-    ir::VarPtr var;
+    ir::VarPtr var;                // Scalar
+    std::vector<ir::VarPtr> vars;  // Vector: one Var per component (vectors and matrices)
+    VShape shape;                  // Vector: the value's shape; Array: the element shape
     ir::BufferPtr buffer;
     std::string key;  // LocalTypes key; empty for pinned variables (params, loop vars, copies)
+};
+
+/// An assignable place (CONTRACT A32, A33): storage components of a local or of a field
+/// element, all or a few of them, or one chosen at run time.
+struct Place {
+    VShape shape;                  // the shape a value stored here must have (or a scalar)
+    std::vector<ir::VarPtr> vars;  // a local's storage: one Var per component
+    ir::BufferPtr buffer;          // or a field's: components at base + k
+    ir::ExprPtr base;              // i64, evaluated once (a literal or a Var)
+    std::vector<int> comps;        // the storage components this place covers, row-major
+    ir::ExprPtr sel;  // set: the place is ONE of `comps`, chosen at run time (i64, evaluated once);
+                      // out of range reads the last and writes nothing
+    std::string key;  // the local's LocalTypes key (locals only)
+    std::string what;  // for messages: "field 'vf'", "'v'"
 };
 
 /// One function body being lowered: the kernel, or one inlined @tack.func call.
@@ -52,6 +93,10 @@ struct Scope {
     std::set<std::string> assigned;  // names the body assigns or has as parameters (shadowing)
     std::map<std::string, Binding> names;
     std::map<std::string, ir::VarPtr> locals;  // the one Var of each named local
+    std::map<std::string, std::vector<ir::VarPtr>> vector_locals;  // ... of each vector local
+    // Names assigned exactly once, to a weak literal expression: read as that literal (the
+    // public float-literal rule: `alone = 0.1; x * alone` is `x * 0.1`).
+    std::map<std::string, const ast::Expr*> literal_locals;
     // Inlined functions: one slot per returned value ("$ret0", ...), created at the first return.
     bool is_kernel = true;
     int return_arity = -1;
@@ -72,6 +117,10 @@ class LocalTypes {
     std::optional<DType> settled(const std::string& key) const;
     void record(const std::string& key, Record r) { records_[key].push_back(std::move(r)); }
     void used(const std::string& key, DType t) { used_[key] = t; }
+    /// The shape of a local (scalar unless a vector or matrix was assigned to it).
+    VShape shape(const std::string& key) const;
+    /// Records a vector/matrix assignment; false when it contradicts the settled shape.
+    bool record_shape(const std::string& key, VShape s);
     /// Joins this round's records into the settled types; true when another round is needed.
     /// Throws TypeError at the assignment where a join is impossible (signed with u64).
     bool settle();
@@ -81,6 +130,8 @@ class LocalTypes {
     std::map<std::string, DType> settled_;
     std::map<std::string, std::vector<Record>> records_;
     std::map<std::string, DType> used_;
+    std::map<std::string, VShape> shapes_;  // settled across rounds, grown by record_shape
+    bool new_shape_ = false;
 };
 
 /// Lowers one kernel for one signature, once (one round of the type fixpoint).
@@ -115,64 +166,112 @@ class Lowerer {
     ir::ExprPtr spill(ir::ExprPtr e, ir::Block& out);        // fresh temp holding e
     ir::ExprPtr materialize(ir::ExprPtr e, ir::Block& out);  // spill unless Imm/VarRef
     ir::VarPtr local_var(const std::string& name, std::optional<DType> guess, SourceRange r);
+    std::vector<ir::VarPtr> vector_local(const std::string& name, VShape shape, DType guess,
+                                         SourceRange r);
     void assign_name(const std::string& name, const ir::ExprPtr& value, bool weak, SourceRange r,
                      ir::Block& out);
+    void assign_name(const std::string& name, Val value, bool weak, SourceRange r, ir::Block& out);
+    /// The literal-locals table of a function body (see Scope::literal_locals).
+    void find_literal_locals(const ast::StmtList& body, const std::vector<ast::Param>& params,
+                             Scope& scope) const;
     Hint name_hint(const std::string& name) const;
 
     // ---- expressions (lower_expr.cpp) -------------------------------------------------------
+    /// A scalar-valued expression; a vector or matrix here is an error naming its shape.
     ir::ExprPtr lower_expr(const ast::Expr& e, ir::Block& out, Hint hint = {});
+    /// Any expression: a scalar, vector or matrix value.
+    Val lower_value(const ast::Expr& e, ir::Block& out, Hint hint = {});
     /// Operands in order, spilling earlier ones when a later one emits statements. Weak
     /// operands adopt `hint` when given, else the float type of the strong float operands.
+    std::vector<Val> lower_values(const std::vector<const ast::Expr*>& es, ir::Block& out,
+                                  Hint hint = {});
     std::vector<ir::ExprPtr> lower_operands(const std::vector<const ast::Expr*>& es, ir::Block& out,
                                             Hint hint = {});
-    ir::ExprPtr lower_name(const ast::Name& e, Hint hint);
-    ir::ExprPtr lower_unary(const ast::Unary& e, ir::Block& out, Hint hint);
-    ir::ExprPtr lower_binary(const ast::Binary& e, ir::Block& out, Hint hint);
+    /// The one component of a scalar value; `v` of another shape is rejected at `r`.
+    ir::ExprPtr scalar_of(const Val& v, SourceRange r) const;
+    /// A condition (if, while, conditional expression): scalar, with a remedy for vectors.
+    ir::ExprPtr lower_condition(const ast::Expr& e, ir::Block& out, const char* what);
+    Val lower_literal(const ast::Expr& e, Hint hint);
+    Val lower_name(const ast::Name& e, Hint hint);
+    Val lower_unary(const ast::Unary& e, ir::Block& out, Hint hint);
+    Val lower_binary(const ast::Binary& e, ir::Block& out, Hint hint);
     ir::ExprPtr arith(ast::BinaryOp op, ir::ExprPtr a, ir::ExprPtr b, SourceRange r) const;
+    ir::ExprPtr unary(ast::UnaryOp op, ir::ExprPtr a, SourceRange r) const;
     ir::ExprPtr compare(ast::CompareOp op, ir::ExprPtr a, ir::ExprPtr b, SourceRange r) const;
-    ir::ExprPtr lower_compare(const ast::Compare& e, ir::Block& out);
-    ir::ExprPtr lower_boolop(const ast::BoolOp& e, ir::Block& out);
-    ir::ExprPtr lower_ifexp(const ast::IfExp& e, ir::Block& out, Hint hint);
-    ir::ExprPtr lower_subscript(const ast::Subscript& e, ir::Block& out);
-    ir::ExprPtr lower_attribute(const ast::Attribute& e, Hint hint);
+    Val lower_compare(const ast::Compare& e, ir::Block& out);
+    Val lower_boolop(const ast::BoolOp& e, ir::Block& out);
+    Val lower_ifexp(const ast::IfExp& e, ir::Block& out, Hint hint);
+    Val lower_subscript(const ast::Subscript& e, ir::Block& out);
+    Val lower_attribute(const ast::Attribute& e, ir::Block& out, Hint hint);
     ir::ExprPtr lower_shape(const ast::Subscript& e);
     const Binding* array_binding(const ast::Expr& e) const;  // Name bound to an array, or null
-    ir::BufferPtr array_of(const ast::Expr& e, const char* what) const;
+    const Binding& array_of(const ast::Expr& e, const char* what) const;
     ir::ExprPtr array_extent(const ir::BufferPtr& b, int dim, SourceRange r) const;
-    ir::ExprPtr flat_index(const ir::BufferPtr& b, std::vector<ir::ExprPtr> idx,
-                           SourceRange r) const;
+    /// Flat row-major ELEMENT index of `idx` (one per logical dimension, or one flat index).
+    ir::ExprPtr flat_index(const Binding& a, std::vector<ir::ExprPtr> idx, SourceRange r) const;
+    /// The index expressions of a field subscript: a tuple, a vector of integers (A34), None.
+    std::vector<ir::ExprPtr> field_indices(const ast::Subscript& s, ir::Block& out);
     std::vector<const ast::Expr*> index_list(const ast::Expr& e) const;
     void join_arms(ir::ExprPtr* a, ir::ExprPtr* b, SourceRange r) const;
 
+    // ---- vectors and matrices (lower_vector.cpp) ----------------------------------------------
+    /// `[a, b, c]` / `[[a, b], [c, d]]` / `[u, v]`: a vector or a matrix (rows).
+    Val lower_list(const std::vector<const ast::Expr*>& elts, ir::Block& out, Hint hint,
+                   SourceRange r, const char* what);
+    Val constant_value(const Constant& c, Hint hint, SourceRange r) const;
+    /// Component-wise `f` with scalar broadcasting; mismatched shapes are rejected with `verb`.
+    Val zip(const Val& a, const Val& b, ir::Block& out, SourceRange r, const std::string& verb,
+            const std::function<ir::ExprPtr(ir::ExprPtr, ir::ExprPtr)>& f);
+    Val map(const Val& a, const std::function<ir::ExprPtr(ir::ExprPtr)>& f) const;
+    /// The common shape of `vals` (scalars broadcast), each broadcast to it.
+    VShape common_shape(std::vector<Val>& vals, ir::Block& out, SourceRange r,
+                        const std::string& verb);
+    Val broadcast(const Val& v, VShape to, ir::Block& out);
+    Val keep(Val v, ir::Block& out);  // every component an immediate or a Var
+    Val convert(Val v, DType to) const;
+    Val matmul(Val a, Val b, ir::Block& out, SourceRange r);
+    ir::ExprPtr sum_of(const std::vector<ir::ExprPtr>& terms, SourceRange r) const;
+    ir::ExprPtr dot(const Val& a, const Val& b, SourceRange r) const;
+    Val lower_method(const ast::Call& e, const ast::Attribute& callee, ir::Block& out, Hint hint);
+    /// v[c], m[i, j], with static or runtime indices (A32).
+    Val component(const Val& v, const ast::Subscript& s, ir::Block& out);
+    Val named_component(const Val& v, const std::string& attr, SourceRange r) const;
+    /// A place for an assignment target other than a bare name.
+    Place place_of(const ast::Expr& target, ir::Block& out);
+    Place narrow(Place p, const ast::Subscript& s, ir::Block& out);
+    Val read(const Place& p, SourceRange r) const;
+    void write(const Place& p, Val v, ir::Block& out, SourceRange r);
+    Val lower_any_all(const ast::Call& e, const std::string& name, ir::Block& out);
+    Val lower_constructor(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
+    std::string shape_name(const Binding& b) const;
+
     // ---- calls and intrinsics (lower_call.cpp) ----------------------------------------------
-    /// `want_value`: the call's value is used; atomics then return the old value (G6).
-    ir::ExprPtr lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want_value = true);
-    std::vector<ir::ExprPtr> lower_call_multi(const ast::Call& e, ir::Block& out);
+    /// `want_value`: the call's value is used; atomics then return the old value (G6). An empty
+    /// Val when the call has no value and none is wanted.
+    Val lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want_value = true);
+    std::vector<Val> lower_call_multi(const ast::Call& e, ir::Block& out);
     std::string dotted(const ast::Expr& e) const;  // "tack.sqrt"; "" when not a dotted name
     Resolution resolve_callee(const ast::Call& e) const;
     const builtins::Builtin* intrinsic_of(const ast::Call& e) const;
-    ir::ExprPtr lower_intrinsic(const builtins::Builtin& b, const ast::Call& e, ir::Block& out,
-                                Hint hint, bool want_value);
-    ir::ExprPtr lower_math(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
-    ir::ExprPtr lower_minmax(const ast::Call& e, const std::string& name, ir::Block& out,
-                             Hint hint);
-    ir::ExprPtr lower_cast(const ast::Call& e, const std::string& name, ir::Block& out);
-    ir::ExprPtr lower_helper(const ast::Call& e, const std::string& name, ir::Block& out,
-                             Hint hint);
-    ir::ExprPtr lower_atomic(const ast::Call& e, const std::string& name, ir::Block& out,
-                             bool want_value);
+    Val lower_intrinsic(const builtins::Builtin& b, const ast::Call& e, ir::Block& out, Hint hint,
+                        bool want_value);
+    Val lower_math(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
+    Val lower_minmax(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
+    Val lower_cast(const ast::Call& e, const std::string& name, ir::Block& out);
+    Val lower_helper(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
+    Val lower_atomic(const ast::Call& e, const std::string& name, ir::Block& out, bool want_value);
     ir::ExprPtr lower_workgroup(const ast::Call& e, const std::string& name, ir::Block& out);
-    ir::ExprPtr lower_print(const ast::Call& e, ir::Block& out);
+    void lower_print(const ast::Call& e, ir::Block& out);
     ir::ExprPtr lower_len(const ast::Call& e);
-    ir::ExprPtr lower_select(const ast::Call& e, ir::Block& out, Hint hint);
+    Val lower_select(const ast::Call& e, ir::Block& out, Hint hint);
     ir::BufferPtr lower_alloc(const ast::Call& e, const std::string& name, const std::string& var,
                               ir::Block& out);
     void check_arity(const ast::Call& e, const std::string& name, int lo, int hi) const;
     DType float_result(const std::vector<ir::ExprPtr>& args) const;
 
     // ---- @tack.func inlining (lower_inline.cpp) ---------------------------------------------
-    std::vector<ir::ExprPtr> inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out);
-    Scope callee_scope(const ast::Call& e, const FuncRef& f, const std::vector<ir::ExprPtr>& values,
+    std::vector<Val> inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out);
+    Scope callee_scope(const ast::Call& e, const FuncRef& f, const std::vector<Val>& values,
                        ir::Block& out);
     void lower_func_body(const ast::StmtList& body, ir::Block& out);
     void lower_with_tail(std::vector<std::pair<const ast::StmtList*, size_t>> conts,
@@ -184,12 +283,11 @@ class Lowerer {
     void lower_stmt(const ast::Stmt& s, ir::Block& out);
     void lower_expr_stmt(const ast::ExprStmt& s, ir::Block& out);
     void lower_assign(const ast::Assign& s, ir::Block& out);
-    void assign_target(const ast::Expr& target, const ir::ExprPtr& value, bool weak,
-                       ir::Block& out);
+    void assign_target(const ast::Expr& target, const Val& value, bool weak, ir::Block& out);
     Hint target_hint(const ast::Expr& target) const;
     void lower_tuple_assign(const ast::Tuple& target, const ast::Expr& value, ir::Block& out);
     void lower_aug_assign(const ast::AugAssign& s, ir::Block& out);
-    void lower_store(const ast::Subscript& target, ir::ExprPtr value, ir::Block& out);
+    void lower_store(const ast::Expr& target, Val value, ir::Block& out);
     void lower_if(const ast::If& s, ir::Block& out);
     void lower_while(const ast::While& s, ir::Block& out);
     void lower_for(const ast::For& s, ir::Block& out);

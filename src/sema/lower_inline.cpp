@@ -61,8 +61,7 @@ bool contains_return(const ast::StmtList& body) {
     return false;
 }
 
-std::vector<ir::ExprPtr> Lowerer::inline_call(const ast::Call& e, const FuncRef& f,
-                                              ir::Block& out) {
+std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out) {
     std::string fname = f.def ? f.def->name : dotted(*e.func);
     if (!f.def) fail(ErrorKind::UnsupportedSyntax, "'" + fname + "' has no definition", e.range);
     const ast::FunctionDef& def = *f.def;
@@ -88,7 +87,7 @@ std::vector<ir::ExprPtr> Lowerer::inline_call(const ast::Call& e, const FuncRef&
     }
     // A weak literal argument is copied into a parameter like an assignment to a fresh local,
     // so it stays f32 (B4) rather than adopting a sibling argument's type.
-    std::vector<ir::ExprPtr> values = lower_operands(scalars, out, f32);
+    std::vector<Val> values = lower_values(scalars, out, f32);
 
     Scope callee = callee_scope(e, f, values, out);
     Scope* caller = scope_;
@@ -103,15 +102,23 @@ std::vector<ir::ExprPtr> Lowerer::inline_call(const ast::Call& e, const FuncRef&
     loop_depth_ = saved_depth;
     scope_ = caller;
 
-    std::vector<ir::ExprPtr> results;
+    std::vector<Val> results;
     for (size_t k = 0; k < static_cast<size_t>(std::max(callee.return_arity, 0)); ++k) {
-        results.push_back(ir::VarRef::make(callee.locals.at(ret_slot(k)), e.range));
+        auto vec = callee.vector_locals.find(ret_slot(k));
+        if (vec == callee.vector_locals.end()) {
+            results.push_back(Val::of(ir::VarRef::make(callee.locals.at(ret_slot(k)), e.range)));
+            continue;
+        }
+        Val v{types_.shape(callee.key_prefix + ret_slot(k)), {}};
+        for (const auto& var : vec->second)
+            v.c.push_back(ir::VarRef::make(var, e.range));
+        results.push_back(std::move(v));
     }
     return results;
 }
 
-Scope Lowerer::callee_scope(const ast::Call& e, const FuncRef& f,
-                            const std::vector<ir::ExprPtr>& values, ir::Block& out) {
+Scope Lowerer::callee_scope(const ast::Call& e, const FuncRef& f, const std::vector<Val>& values,
+                            ir::Block& out) {
     const ast::FunctionDef& def = *f.def;
     Scope callee;
     callee.env = f.env ? f.env.get() : scope_->env;
@@ -131,11 +138,20 @@ Scope Lowerer::callee_scope(const ast::Call& e, const FuncRef& f,
             callee.names[p.name] = *arr;
             continue;
         }
-        ir::ExprPtr v = values[next++];
-        ir::VarPtr var = new_var(p.name, v->type, p.range);
-        out.push_back(ir::Assign::make(var, v, e.range));
-        callee.names[p.name] = Binding{Binding::Kind::Scalar, var, nullptr, ""};
+        const Val& v = values[next++];
+        std::vector<ir::VarPtr> vars;
+        for (const auto& c : v.c) {
+            vars.push_back(new_var(p.name, c->type, p.range));
+            out.push_back(ir::Assign::make(vars.back(), c, e.range));
+        }
+        if (v.shape.is_scalar()) {
+            callee.names[p.name] = Binding{Binding::Kind::Scalar, vars[0], {}, {}, nullptr, ""};
+        } else {
+            callee.names[p.name] =
+                Binding{Binding::Kind::Vector, nullptr, vars, v.shape, nullptr, ""};
+        }
     }
+    find_literal_locals(def.body, def.params, callee);
     return callee;
 }
 
@@ -198,14 +214,14 @@ void Lowerer::lower_return(const ast::Return& s, ir::Block& out) {
     for (const auto* v : values) {
         if (!is_weak(*v)) strong.push_back(v);
     }
-    auto lowered = lower_operands(strong, out);
-    std::vector<ir::ExprPtr> results;
+    auto lowered = lower_values(strong, out);
+    std::vector<Val> results;
     size_t next = 0;
     for (size_t k = 0; k < values.size(); ++k) {
         if (!is_weak(*values[k])) {
             results.push_back(lowered[next++]);
         } else {
-            results.push_back(lower_expr(*values[k], out, name_hint(ret_slot(k))));
+            results.push_back(lower_value(*values[k], out, name_hint(ret_slot(k))));
         }
     }
     for (size_t k = 0; k < values.size(); ++k) {

@@ -81,6 +81,7 @@ Lowerer::Lowerer(const ast::FunctionDef& fn, const diag::SourceFilePtr& file,
         kernel_scope_.assigned.insert(p.name);
     collect_assigned(fn.body, kernel_scope_.assigned);
     scope_ = &kernel_scope_;
+    find_literal_locals(fn.body, fn.params, kernel_scope_);
 }
 
 void Lowerer::bind_params(ir::Kernel& k) {
@@ -95,17 +96,22 @@ void Lowerer::bind_params(ir::Kernel& k) {
         ir::Param param;
         param.name = p.name;
         if (a.is_array) {
-            if (a.rank < 1 || a.rank > 4) {
+            if (a.rank < (a.elem_rank() ? 0 : 1) || a.rank > 4) {
                 type_error("array argument '" + p.name + "' must have 1 to 4 dimensions", p.range);
             }
+            // A vector or matrix field's storage has the element shape as its innermost
+            // extents; the binding keeps the element shape (A28, A34).
             param.buffer = std::make_shared<const ir::Buffer>(
-                ir::Buffer{p.name, a.dtype, a.rank, ir::BufferKind::Param, static_cast<int>(i), 0,
-                           next_var_id_++, p.range});
-            scope_->names[p.name] = Binding{Binding::Kind::Array, nullptr, param.buffer, ""};
+                ir::Buffer{p.name, a.dtype, a.rank + a.elem_rank(), ir::BufferKind::Param,
+                           static_cast<int>(i), 0, next_var_id_++, p.range});
+            scope_->names[p.name] =
+                Binding{Binding::Kind::Array, nullptr, {}, VShape{a.elem_rows, a.elem_cols},
+                        param.buffer,         ""};
         } else {
             param.scalar = new_var(p.name, a.dtype, p.range, /*is_local=*/false);
             param_vars_.insert(param.scalar.get());
-            scope_->names[p.name] = Binding{Binding::Kind::Scalar, param.scalar, nullptr, ""};
+            scope_->names[p.name] =
+                Binding{Binding::Kind::Scalar, param.scalar, {}, {}, nullptr, ""};
         }
         k.params.push_back(std::move(param));
     }
@@ -187,11 +193,19 @@ void Lowerer::per_iteration_copies(const ast::StmtList& body, ir::Block& out) {
     collect_assigned(body, assigned);
     for (const auto& name : assigned) {
         auto it = scope_->names.find(name);
-        if (it == scope_->names.end() || it->second.kind != Binding::Kind::Scalar) continue;
+        if (it == scope_->names.end()) continue;
         Binding& b = it->second;
-        ir::VarPtr copy = new_var(name, b.var->type, b.var->decl);
-        out.push_back(ir::Assign::make(copy, ir::VarRef::make(b.var, b.var->decl), b.var->decl));
-        b.var = copy;  // same type key: the copy and the outer local share one storage type
+        auto copy_of = [&](const ir::VarPtr& v) {
+            ir::VarPtr copy = new_var(name, v->type, v->decl);
+            out.push_back(ir::Assign::make(copy, ir::VarRef::make(v, v->decl), v->decl));
+            return copy;
+        };
+        // Same type key: the copy and the outer local share one storage type.
+        if (b.kind == Binding::Kind::Scalar) b.var = copy_of(b.var);
+        if (b.kind == Binding::Kind::Vector) {
+            for (auto& v : b.vars)
+                v = copy_of(v);
+        }
     }
 }
 

@@ -73,7 +73,9 @@ Hint Lowerer::target_hint(const ast::Expr& target) const {
     if (const auto* s = target.as<ast::Subscript>()) {
         const Binding* b = array_binding(*s->value);
         if (b && is_float(b->buffer->elem)) return b->buffer->elem;
+        return target_hint(*s->value);  // a component of a field element or local
     }
+    if (const auto* a = target.as<ast::Attribute>()) return target_hint(*a->value);
     return std::nullopt;
 }
 
@@ -87,7 +89,7 @@ void Lowerer::lower_assign(const ast::Assign& s, ir::Block& out) {
                      std::string(b->name) + "() must be assigned to a single name", s.range);
             }
             ir::BufferPtr buf = lower_alloc(*call, std::string(b->name), n->id, out);
-            scope_->names[n->id] = Binding{Binding::Kind::Array, nullptr, buf, ""};
+            scope_->names[n->id] = Binding{Binding::Kind::Array, nullptr, {}, {}, buf, ""};
             return;
         }
     }
@@ -103,37 +105,37 @@ void Lowerer::lower_assign(const ast::Assign& s, ir::Block& out) {
     }
     bool weak = is_weak(*s.value);
     Hint hint = s.targets.size() == 1 ? target_hint(*s.targets[0]) : std::nullopt;
-    ir::ExprPtr v = lower_expr(*s.value, out, hint);
-    if (s.targets.size() > 1) v = materialize(v, out);
+    Val v = lower_value(*s.value, out, hint);
+    if (s.targets.size() > 1) v = keep(v, out);
     for (const auto& t : s.targets)
         assign_target(*t, v, weak, out);
 }
 
-void Lowerer::assign_target(const ast::Expr& target, const ir::ExprPtr& value, bool weak,
-                            ir::Block& out) {
+void Lowerer::assign_target(const ast::Expr& target, const Val& value, bool weak, ir::Block& out) {
     if (const auto* n = target.as<ast::Name>()) {
         return assign_name(n->id, value, weak, target.range, out);
     }
-    if (const auto* s = target.as<ast::Subscript>()) return lower_store(*s, value, out);
+    if (target.as<ast::Subscript>() || target.as<ast::Attribute>()) {
+        return lower_store(target, value, out);
+    }
     fail(ErrorKind::UnsupportedSyntax, "unsupported assignment target", target.range);
 }
 
-void Lowerer::lower_store(const ast::Subscript& target, ir::ExprPtr value, ir::Block& out) {
-    if (const auto* attr = target.value->as<ast::Attribute>(); attr && attr->attr == "shape") {
-        fail(ErrorKind::UnsupportedSyntax, "cannot assign to a shape", target.range);
-    }
-    ir::BufferPtr b = array_of(*target.value, "store");
+void Lowerer::lower_store(const ast::Expr& target, Val value, ir::Block& out) {
     // B25: the value is evaluated before the store index.
     ir::Block tmp;
-    auto idx = lower_operands(index_list(target), tmp);
-    if (!tmp.empty() && has_load(*value)) value = spill(value, out);
+    Place p = place_of(target, tmp);
+    if (!tmp.empty()) {
+        for (auto& c : value.c) {
+            if (has_load(*c)) c = spill(c, out);
+        }
+    }
     out.insert(out.end(), tmp.begin(), tmp.end());
-    ir::ExprPtr flat = flat_index(b, std::move(idx), target.range);
-    out.push_back(ir::Store::make(b, flat, convert(value, b->elem), target.range));
+    write(p, std::move(value), out, target.range);
 }
 
 void Lowerer::lower_tuple_assign(const ast::Tuple& target, const ast::Expr& value, ir::Block& out) {
-    std::vector<ir::ExprPtr> vals;
+    std::vector<Val> vals;
     std::vector<bool> weak;
     if (const auto* call = value.as<ast::Call>()) {
         vals = lower_call_multi(*call, out);
@@ -142,17 +144,19 @@ void Lowerer::lower_tuple_assign(const ast::Tuple& target, const ast::Expr& valu
         std::vector<const ast::Expr*> es;
         for (const auto& e : t->elts)
             es.push_back(e.get());
-        vals = lower_operands(es, out);
+        vals = lower_values(es, out);
         for (size_t k = 0; k < es.size(); ++k) {
             weak.push_back(is_weak(*es[k]));
             Hint h = k < target.elts.size() ? target_hint(*target.elts[k]) : std::nullopt;
             ir::Block none;
-            if (weak[k] && h) vals[k] = lower_expr(*es[k], none, h);
+            if (weak[k] && h) vals[k] = lower_value(*es[k], none, h);
         }
         // B25: the whole right-hand side is evaluated before any target is assigned (variables
         // too: `a, b = b, a`).
         for (auto& v : vals) {
-            if (!v->as<ir::IntImm>() && !v->as<ir::FloatImm>()) v = spill(v, out);
+            for (auto& c : v.c) {
+                if (!c->as<ir::IntImm>() && !c->as<ir::FloatImm>()) c = spill(c, out);
+            }
         }
     } else {
         fail(ErrorKind::UnsupportedSyntax,
@@ -168,24 +172,29 @@ void Lowerer::lower_tuple_assign(const ast::Tuple& target, const ast::Expr& valu
 }
 
 void Lowerer::lower_aug_assign(const ast::AugAssign& s, ir::Block& out) {
+    auto op = [&](ir::ExprPtr a, ir::ExprPtr b) { return arith(s.op, a, b, s.range); };
     if (const auto* n = s.target->as<ast::Name>()) {
-        auto v = lower_operands({s.target.get(), s.value.get()}, out);
-        return assign_name(n->id, arith(s.op, v[0], v[1], s.range), false, s.range, out);
+        auto v = lower_values({s.target.get(), s.value.get()}, out);
+        Val r = zip(v[0], v[1], out, s.range, "the augmented assignment", op);
+        return assign_name(n->id, r, false, s.range, out);
     }
-    const auto* sub = s.target->as<ast::Subscript>();
-    if (!sub) fail(ErrorKind::UnsupportedSyntax, "unsupported augmented target", s.range);
-    ir::BufferPtr b = array_of(*sub->value, "store");
-    auto idx = lower_operands(index_list(*sub), out);
-    ir::ExprPtr flat = flat_index(b, std::move(idx), sub->range);
-    if (has_load(*flat)) flat = spill(flat, out);  // the index is evaluated once
-    ir::ExprPtr old = ir::Load::make(b, flat, sub->range);
+    if (!s.target->as<ast::Subscript>() && !s.target->as<ast::Attribute>()) {
+        fail(ErrorKind::UnsupportedSyntax, "unsupported augmented target", s.range);
+    }
+    Place p = place_of(*s.target, out);  // the index is evaluated once
+    Val old = read(p, s.range);
     ir::Block tmp;
-    Hint h = (is_weak(*s.value) && is_float(b->elem)) ? Hint(b->elem) : std::nullopt;
-    ir::ExprPtr v = lower_expr(*s.value, tmp, h);
-    if (!tmp.empty()) old = spill(old, out);  // the old value is read before the RHS
+    Hint h = is_weak(*s.value) ? target_hint(*s.target) : std::nullopt;
+    Val v = lower_value(*s.value, tmp, h);
+    if (!tmp.empty()) old = keep(old, out);  // the old value is read before the RHS
     out.insert(out.end(), tmp.begin(), tmp.end());
-    ir::ExprPtr r = arith(s.op, old, v, s.range);
-    out.push_back(ir::Store::make(b, flat, convert(r, b->elem), s.range));
+    if (v.shape != p.shape && !v.shape.is_scalar()) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "the augmented assignment combines a " + p.shape.text() + " target and a " +
+                 v.shape.text() + " value",
+             s.range);
+    }
+    write(p, zip(old, v, out, s.range, "the augmented assignment", op), out, s.range);
 }
 
 // ---- control flow ---------------------------------------------------------------------------
@@ -203,7 +212,7 @@ void Lowerer::merge_bindings(const std::map<std::string, Binding>& a,
 }
 
 void Lowerer::lower_if(const ast::If& s, ir::Block& out) {
-    ir::ExprPtr cond = lower_expr(*s.cond, out);
+    ir::ExprPtr cond = lower_condition(*s.cond, out, "the if statement");
     auto saved = scope_->names;
     ir::Block then_body, else_body;
     ++block_depth_;
@@ -219,7 +228,7 @@ void Lowerer::lower_if(const ast::If& s, ir::Block& out) {
 void Lowerer::lower_while(const ast::While& s, ir::Block& out) {
     if (!s.orelse.empty()) fail(ErrorKind::UnsupportedSyntax, "while loop with else", s.range);
     ir::Block cond_stmts, body;
-    ir::ExprPtr cond = lower_expr(*s.cond, cond_stmts);
+    ir::ExprPtr cond = lower_condition(*s.cond, cond_stmts, "the while loop");
     ++loop_depth_;
     ++block_depth_;
     if (!cond_stmts.empty()) {
@@ -263,7 +272,7 @@ ir::VarPtr Lowerer::bind_loop_var(const std::string& name, ir::VarPtr v, const a
         bound = new_var(name, i64, v->decl);
         body_out.push_back(ir::Assign::make(bound, ir::VarRef::make(v, v->decl), v->decl));
     }
-    scope_->names[name] = Binding{Binding::Kind::Scalar, bound, nullptr, ""};
+    scope_->names[name] = Binding{Binding::Kind::Scalar, bound, {}, {}, nullptr, ""};
     return bound;
 }
 

@@ -25,6 +25,18 @@ std::optional<DType> LocalTypes::settled(const std::string& key) const {
 void LocalTypes::begin_round() {
     records_.clear();
     used_.clear();
+    new_shape_ = false;
+}
+
+VShape LocalTypes::shape(const std::string& key) const {
+    auto it = shapes_.find(key);
+    return it == shapes_.end() ? VShape{} : it->second;
+}
+
+bool LocalTypes::record_shape(const std::string& key, VShape s) {
+    auto [it, added] = shapes_.try_emplace(key, s);
+    if (added) new_shape_ = true;
+    return it->second == s;
 }
 
 namespace {
@@ -38,7 +50,7 @@ std::string join_error(DType a, DType b) {
 }  // namespace
 
 bool LocalTypes::settle() {
-    bool changed = false;
+    bool changed = new_shape_;  // a local became a vector: lower again with its storage
     for (const auto& [key, recs] : records_) {
         std::optional<DType> joined = settled(key);
         bool weak = false;
@@ -152,10 +164,26 @@ bool Lowerer::is_literal_expr(const ast::Expr& e, bool* has_float) const {
             return true;
         case K::Name:
         case K::Attribute: {
+            if (const auto* n = e.as<ast::Name>()) {
+                auto lit = scope_->literal_locals.find(n->id);
+                if (lit != scope_->literal_locals.end())
+                    return is_literal_expr(*lit->second, has_float);
+            }
             auto c = constant_of(e);
             if (!c || c->dtype) return false;  // a typed constant is the literal under a cast
             if (c->kind == Constant::Kind::Float) *has_float = true;
+            for (const Constant& item : c->items)
+                *has_float |= item.kind == Constant::Kind::Float;
             return true;
+        }
+        case K::List:
+        case K::Tuple: {
+            const auto& elts = e.kind == K::List ? static_cast<const ast::List&>(e).elts
+                                                 : static_cast<const ast::Tuple&>(e).elts;
+            for (const auto& x : elts) {
+                if (!is_literal_expr(*x, has_float)) return false;
+            }
+            return !elts.empty();
         }
         case K::Unary: {
             const auto& u = static_cast<const ast::Unary&>(e);
@@ -178,9 +206,11 @@ bool Lowerer::is_literal_expr(const ast::Expr& e, bool* has_float) const {
         case K::Call: {
             const auto& c = static_cast<const ast::Call&>(e);
             const builtins::Builtin* b = intrinsic_of(c);
-            if (!b || !(b->category == builtins::Category::Math ||
-                        b->category == builtins::Category::MinMax ||
-                        b->category == builtins::Category::Helper))
+            if (!b ||
+                !(b->category == builtins::Category::Math ||
+                  b->category == builtins::Category::MinMax ||
+                  b->category == builtins::Category::Helper ||
+                  (b->category == builtins::Category::Construct && b->name != "Matrix.identity")))
                 return false;
             for (const auto& a : c.args) {
                 if (!is_literal_expr(*a, has_float)) return false;
@@ -287,6 +317,59 @@ Hint Lowerer::name_hint(const std::string& name) const {
     return (t && is_float(*t)) ? t : std::nullopt;
 }
 
+std::vector<ir::VarPtr> Lowerer::vector_local(const std::string& name, VShape shape, DType guess,
+                                              SourceRange r) {
+    auto it = scope_->vector_locals.find(name);
+    if (it != scope_->vector_locals.end() && static_cast<int>(it->second.size()) == shape.count()) {
+        return it->second;
+    }
+    std::string key = scope_->key_prefix + name;
+    DType t = types_.settled(key).value_or(guess);
+    std::vector<ir::VarPtr> vars;
+    for (int k = 0; k < shape.count(); ++k)
+        vars.push_back(new_var(name, t, r));
+    types_.used(key, t);
+    scope_->vector_locals[name] = vars;
+    return vars;
+}
+
+void Lowerer::assign_name(const std::string& name, Val value, bool weak, SourceRange r,
+                          ir::Block& out) {
+    if (value.shape.is_scalar()) return assign_name(name, value.c.at(0), weak, r, out);
+    Binding& b = scope_->names[name];
+    if (b.kind == Binding::Kind::Array) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "'" + name + "' is a local or shared array and cannot be reassigned", r);
+    }
+    std::string key = b.kind == Binding::Kind::Dead ? scope_->key_prefix + name : b.key;
+    bool pinned = b.kind != Binding::Kind::Dead && b.key.empty();
+    VShape held = b.kind == Binding::Kind::Vector ? b.shape : VShape{};
+    bool fits = pinned ? held == value.shape : types_.record_shape(key, value.shape);
+    if (!fits || (b.kind == Binding::Kind::Vector && b.shape != value.shape)) {
+        VShape other = b.kind == Binding::Kind::Vector ? b.shape : types_.shape(key);
+        fail(ErrorKind::UnsupportedSyntax,
+             "'" + name + "' holds a " + other.text() + " elsewhere; it cannot also hold a " +
+                 value.shape.text() + " (one shape per local)",
+             r);
+    }
+    if (b.kind != Binding::Kind::Vector) {
+        auto vars = vector_local(name, value.shape, weak ? f32 : value.type(), r);
+        b = Binding{Binding::Kind::Vector, nullptr, vars, value.shape, nullptr, key};
+    }
+    if (!b.key.empty()) {
+        for (const auto& c : value.c) {
+            types_.record(b.key, {weak ? std::nullopt : std::optional<DType>(c->type), r,
+                                  scope_->file, scope_->prefix});
+        }
+    }
+    // A33: every component is evaluated before any is assigned (`v = v.cross(w)`).
+    for (auto& c : value.c) {
+        if (!c->as<ir::IntImm>() && !c->as<ir::FloatImm>()) c = spill(c, out);
+    }
+    for (size_t k = 0; k < value.c.size(); ++k)
+        out.push_back(ir::Assign::make(b.vars[k], convert(value.c[k], b.vars[k]->type), r));
+}
+
 void Lowerer::assign_name(const std::string& name, const ir::ExprPtr& value, bool weak,
                           SourceRange r, ir::Block& out) {
     Binding& b = scope_->names[name];
@@ -294,9 +377,18 @@ void Lowerer::assign_name(const std::string& name, const ir::ExprPtr& value, boo
         fail(ErrorKind::UnsupportedSyntax,
              "'" + name + "' is a local or shared array and cannot be reassigned", r);
     }
+    if (b.kind == Binding::Kind::Vector ||
+        (b.kind == Binding::Kind::Dead && !types_.shape(scope_->key_prefix + name).is_scalar())) {
+        VShape held =
+            b.kind == Binding::Kind::Vector ? b.shape : types_.shape(scope_->key_prefix + name);
+        fail(ErrorKind::UnsupportedSyntax,
+             "'" + name + "' holds a " + held.text() +
+                 " elsewhere; it cannot also hold a scalar (one shape per local)",
+             r);
+    }
     if (b.kind == Binding::Kind::Dead) {
         ir::VarPtr v = local_var(name, weak ? f32 : value->type, r);
-        b = Binding{Binding::Kind::Scalar, v, nullptr, scope_->key_prefix + name};
+        b = Binding{Binding::Kind::Scalar, v, {}, {}, nullptr, scope_->key_prefix + name};
     }
     if (!b.key.empty()) {
         types_.record(b.key, {weak ? std::nullopt : std::optional<DType>(value->type), r,
@@ -307,6 +399,81 @@ void Lowerer::assign_name(const std::string& name, const ir::ExprPtr& value, boo
     if (in_prologue_ && scope_->is_kernel) {
         host_values_[b.var.get()] = block_depth_ == 0 ? host_value(stored) : nullptr;
     }
+}
+
+}  // namespace tack::sema::lower
+
+namespace tack::sema::lower {
+
+namespace {
+
+void count_targets(const ast::Expr& t, std::map<std::string, int>& n) {
+    if (const auto* name = t.as<ast::Name>()) ++n[name->id];
+    if (const auto* tu = t.as<ast::Tuple>()) {
+        for (const auto& e : tu->elts)
+            count_targets(*e, n);
+    }
+    if (const auto* l = t.as<ast::List>()) {
+        for (const auto& e : l->elts)
+            count_targets(*e, n);
+    }
+}
+
+// Every binding of each name in `body` (assignments, augmented assignments, loop targets), and
+// the value of the plain single-target assignments.
+void count_bindings(const ast::StmtList& body, std::map<std::string, int>& n,
+                    std::map<std::string, const ast::Expr*>& value) {
+    for (const auto& s : body) {
+        if (const auto* a = s->as<ast::Assign>()) {
+            for (const auto& t : a->targets)
+                count_targets(*t, n);
+            if (a->targets.size() == 1) {
+                if (const auto* name = a->targets[0]->as<ast::Name>())
+                    value[name->id] = a->value.get();
+            }
+        } else if (const auto* a = s->as<ast::AugAssign>()) {
+            count_targets(*a->target, n);
+            ++n[""];  // keeps the map honest for non-name targets
+        } else if (const auto* a = s->as<ast::AnnAssign>()) {
+            count_targets(*a->target, n);
+        } else if (const auto* f = s->as<ast::For>()) {
+            count_targets(*f->target, n);
+            count_bindings(f->body, n, value);
+            count_bindings(f->orelse, n, value);
+        } else if (const auto* w = s->as<ast::While>()) {
+            count_bindings(w->body, n, value);
+            count_bindings(w->orelse, n, value);
+        } else if (const auto* i = s->as<ast::If>()) {
+            count_bindings(i->body, n, value);
+            count_bindings(i->orelse, n, value);
+        }
+    }
+}
+
+}  // namespace
+
+void Lowerer::find_literal_locals(const ast::StmtList& body, const std::vector<ast::Param>& params,
+                                  Scope& scope) const {
+    std::map<std::string, int> n;
+    std::map<std::string, const ast::Expr*> value;
+    count_bindings(body, n, value);
+    for (const auto& p : params)
+        n[p.name] += 2;
+    Scope* saved = scope_;
+    const_cast<Lowerer*>(this)->scope_ = &scope;
+    // To a fixpoint: `a = 0.5; b = a * 2.0` makes both literals.
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [name, count] : n) {
+            if (count != 1 || !value.count(name) || scope.literal_locals.count(name)) continue;
+            bool has_float = false;
+            if (is_literal_expr(*value.at(name), &has_float) && has_float) {
+                scope.literal_locals[name] = value.at(name);
+                grew = true;
+            }
+        }
+    }
+    const_cast<Lowerer*>(this)->scope_ = saved;
 }
 
 }  // namespace tack::sema::lower

@@ -15,7 +15,12 @@ namespace tack::sema {
 struct ArgType {
     bool is_array = false;
     DType dtype = DType::f32;
-    int rank = 0;  // arrays: 1..4
+    int rank = 0;  // arrays: 1..4 logical dimensions (0 for a single vector or matrix)
+    // Element shape of a vector field (elem_rows = n) or matrix field (n x elem_cols); both 0
+    // for scalar elements. The storage has these as its innermost extents (CONTRACT A28).
+    int elem_rows = 0;
+    int elem_cols = 0;
+    int elem_rank() const { return elem_cols ? 2 : elem_rows ? 1 : 0; }
     bool operator==(const ArgType&) const = default;
 };
 
