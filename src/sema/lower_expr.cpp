@@ -665,6 +665,9 @@ Val Lowerer::lower_attribute(const ast::Attribute& e, ir::Block& out, Hint hint)
              "unsupported attribute '" + e.attr + "' of array '" + b->buffer->name + "'", e.range);
     }
     if (auto c = constant_of(e)) return constant_value(*c, hint, e.range);
+    if (auto c = constant_of(*e.value); c && c->kind == Constant::Kind::Tuple) {
+        return named_component(constant_value(*c, hint, e.range), e.attr, e.range);  // SUN.y
+    }
     std::string n = dotted(e);
     std::string root = n.substr(0, n.find('.'));
     bool local_root = !n.empty() && (scope_->names.count(root) || scope_->assigned.count(root));

@@ -534,6 +534,12 @@ void Validator::attribute(const Attribute& a) {
 void Validator::external(const std::string& dotted, SourceRange r) {
     Resolution res = env_.resolve(dotted);
     std::string last = dotted.substr(dotted.rfind('.') + 1);
+    std::string base = dotted.substr(0, dotted.rfind('.'));
+    if (base != dotted && res.kind != Resolution::Kind::Constant) {
+        // A component of a vector constant (SUN.y): lowering checks the name and the width.
+        Resolution b = env_.resolve(base);
+        if (b.kind == Resolution::Kind::Constant && b.constant.kind == Constant::Kind::Tuple) return;
+    }
     auto is_cast = [](std::string_view n) {
         const builtins::Builtin* b = builtins::find(n);
         return b && b->category == builtins::Category::Cast;
