@@ -425,6 +425,12 @@ class HostEval {
         return need(eval_call(n->fn, args), to_string(n->fn));
     }
     Value eval(const Load*) { unsupported("a load"); }
+    Value eval(const TableLoad* n) {
+        Value i = (*this)(n->index);
+        const auto& values = n->table->values;
+        uint64_t k = std::min<uint64_t>(i.bits, values.size() - 1);  // i64 bits: negative is huge
+        return (*this)(values[static_cast<size_t>(k)]);
+    }
     Value eval(const ThreadId*) { unsupported("thread_id"); }
 };
 

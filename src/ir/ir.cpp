@@ -225,6 +225,19 @@ ExprPtr Select::make(ExprPtr cond, ExprPtr a, ExprPtr b, SourceRange r) {
     return n;
 }
 
+ExprPtr TableLoad::make(TablePtr table, ExprPtr index, SourceRange r) {
+    check(table != nullptr && !table->values.empty(), "TableLoad", "empty table");
+    check_i64(index, "TableLoad", "index");
+    for (const auto& v : table->values) {
+        check(v && v->type == table->elem && (v->as<IntImm>() || v->as<FloatImm>()), "TableLoad",
+              "table values must be immediates of the table's type");
+    }
+    auto n = node<TableLoad>(table->elem, r);
+    n->table = std::move(table);
+    n->index = std::move(index);
+    return n;
+}
+
 ExprPtr Load::make(BufferPtr b, ExprPtr index, SourceRange r) {
     check(b != nullptr, "Load", "null buffer");
     check_i64(index, "Load", "index");

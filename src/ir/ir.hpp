@@ -90,6 +90,16 @@ struct Buffer {
 };
 using BufferPtr = std::shared_ptr<const Buffer>;
 
+/// A constant table: the components of a typed or integer vector constant that a kernel reads
+/// at a run-time index (CONTRACT A27). `values` are IntImm/FloatImm of type `elem`; `id` is
+/// unique within a kernel (code generators declare each table once, by id).
+struct Table {
+    ScalarType elem;
+    std::vector<std::shared_ptr<const struct Expr>> values;
+    int id = 0;
+};
+using TablePtr = std::shared_ptr<const Table>;
+
 // ----------------------------------------------------------------------------------------------
 // Expressions
 // ----------------------------------------------------------------------------------------------
@@ -106,6 +116,7 @@ using BufferPtr = std::shared_ptr<const Buffer>;
     X(Logical)           \
     X(Select)            \
     X(Load)              \
+    X(TableLoad)         \
     X(Call)              \
     X(ThreadId)
 
@@ -263,6 +274,14 @@ struct Load : Expr {
     BufferPtr buffer;
     ExprPtr index;  // i64 flat element index
     static ExprPtr make(BufferPtr b, ExprPtr index, SourceRange r = {});
+};
+/// values[index] for 0 <= index < size, else the LAST value (never out of bounds: A27 reads an
+/// out-of-range index as the last entry). index is i64; the result has the table's type.
+struct TableLoad : Expr {
+    TACK_IR_EXPR_BASE(TableLoad)
+    TablePtr table;
+    ExprPtr index;
+    static ExprPtr make(TablePtr table, ExprPtr index, SourceRange r = {});
 };
 struct Call : Expr {
     TACK_IR_EXPR_BASE(Call)

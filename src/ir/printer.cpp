@@ -109,6 +109,15 @@ class ExprPrinter {
         return "(" + std::string(tack::name(n->type)) + " load " + buffer_name(*n->buffer) + "[" +
                print(n->index) + "])";
     }
+    std::string text(const TableLoad* n) {
+        // The values are part of the text (the disk cache keys on it).
+        std::string s = "(" + std::string(tack::name(n->type)) + " Table[" +
+                        std::string(tack::name(n->type)) + "]#" + std::to_string(n->table->id) +
+                        "{";
+        for (size_t k = 0; k < n->table->values.size(); ++k)
+            s += (k ? "," : "") + print(n->table->values[k]);
+        return s + "}[" + print(n->index) + "])";
+    }
     std::string text(const Call* n) {
         std::string s = "(" + std::string(tack::name(n->type)) + " " + to_string(n->fn);
         for (const auto& a : n->args)

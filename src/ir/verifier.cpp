@@ -151,6 +151,10 @@ class Verifier : public IRVisitor {
         check_buffer(n->buffer, "load");
         IRVisitor::visit(n);
     }
+    void visit(const TableLoad* n) override {
+        if (region_ == Region::Dims) fail("table load in a loop dim bound");
+        IRVisitor::visit(n);
+    }
     void visit(const ThreadId*) override {
         // CONTRACT A12: thread_id() reads are allowed before the parallel loop too.
         if (region_ != Region::Body && region_ != Region::Prologue)

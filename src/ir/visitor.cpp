@@ -63,6 +63,9 @@ void IRVisitor::visit(const Select* n) {
 void IRVisitor::visit(const Load* n) {
     visit_expr(n->index);
 }
+void IRVisitor::visit(const TableLoad* n) {
+    visit_expr(n->index);
+}
 void IRVisitor::visit(const Call* n) {
     for (const auto& a : n->args)
         visit_expr(a);
@@ -201,6 +204,11 @@ ExprPtr IRMutator::visit(const Select* n, const ExprPtr& self) {
 ExprPtr IRMutator::visit(const Load* n, const ExprPtr& self) {
     ExprPtr i = mutate(n->index);
     return i == n->index ? self : Load::make(n->buffer, i, n->range);
+}
+
+ExprPtr IRMutator::visit(const TableLoad* n, const ExprPtr& self) {
+    ExprPtr i = mutate(n->index);
+    return i == n->index ? self : TableLoad::make(n->table, i, n->range);
 }
 
 ExprPtr IRMutator::visit(const Call* n, const ExprPtr& self) {

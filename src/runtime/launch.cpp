@@ -79,6 +79,7 @@ struct Evaluator {
         return *r;
     }
     ir::Value operator()(const ir::Load*) const { unsupported("an array load"); }
+    ir::Value operator()(const ir::TableLoad*) const { unsupported("a table load"); }
     ir::Value operator()(const ir::ThreadId*) const { unsupported("thread_id()"); }
 
     [[noreturn]] static void unsupported(const std::string& what) {

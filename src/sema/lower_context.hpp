@@ -234,7 +234,10 @@ class Lowerer {
     ir::ExprPtr dot(const Val& a, const Val& b, SourceRange r) const;
     Val lower_method(const ast::Call& e, const ast::Attribute& callee, ir::Block& out, Hint hint);
     /// v[c], m[i, j], with static or runtime indices (A32).
-    Val component(const Val& v, const ast::Subscript& s, ir::Block& out);
+    /// `as_table`: a runtime index into `v`'s immediates is one TableLoad (typed and integer
+    /// constants, A27) rather than a select chain.
+    Val component(const Val& v, const ast::Subscript& s, ir::Block& out, bool as_table = false);
+    ir::TablePtr table_for(const Val& v);
     Val named_component(const Val& v, const std::string& attr, SourceRange r) const;
     /// A place for an assignment target other than a bare name.
     Place place_of(const ast::Expr& target, ir::Block& out);
@@ -314,6 +317,7 @@ class Lowerer {
     Scope* scope_ = nullptr;  // the function body being lowered
     int next_var_id_ = 0;     // shared by Vars and Buffers so printed names are unambiguous
     int next_inline_ = 0;
+    std::map<std::string, ir::TablePtr> tables_;  // by printed contents: one table per constant
     std::vector<ir::VarPtr> locals_;
     std::vector<const void*> call_stack_;  // FuncRef identities being inlined (recursion)
     std::vector<std::string> call_names_;

@@ -2,6 +2,8 @@
 // expressions and subscripts, for scalar, vector and matrix values (vectors and matrices are
 // scalarized here, CONTRACT A28). Calls live in lower_call.cpp; vector constructors, methods,
 // components and places in lower_vector.cpp.
+#include <algorithm>
+
 #include "sema/lower_context.hpp"
 
 namespace tack::sema::lower {
@@ -623,6 +625,14 @@ Val Lowerer::lower_subscript(const ast::Subscript& e, ir::Block& out) {
         Place p = place_of(e, out);
         return read(p, e.range);
     }
+    // A typed or integer constant read at a run-time index is one table load (A27); untyped
+    // floats keep the select chain: their components are weak literals.
+    bool table = false;
+    if (auto c = constant_of(*e.value); c && c->kind == Constant::Kind::Tuple) {
+        table = c->dtype.has_value() ||
+                std::all_of(c->items.begin(), c->items.end(),
+                            [](const Constant& x) { return x.kind == Constant::Kind::Int; });
+    }
     Val v = lower_value(*e.value, out);
     if (v.shape.is_scalar()) {
         type_error(
@@ -630,7 +640,7 @@ Val Lowerer::lower_subscript(const ast::Subscript& e, ir::Block& out) {
             "indexed)",
             e.range);
     }
-    return component(v, e, out);
+    return component(v, e, out, table);
 }
 
 ir::ExprPtr Lowerer::lower_shape(const ast::Subscript& e) {

@@ -4,6 +4,7 @@
 // per-component scalar operations under the B rules.
 #include <algorithm>
 
+#include "ir/printer.hpp"
 #include "sema/lower_context.hpp"
 
 namespace tack::sema::lower {
@@ -555,9 +556,24 @@ static Selection select_component(Lowerer& l, const VShape& shape, const ast::Su
     return out_sel;
 }
 
-Val Lowerer::component(const Val& v, const ast::Subscript& s, ir::Block& out) {
+ir::TablePtr Lowerer::table_for(const Val& v) {
+    std::string key = name(v.type());
+    for (const auto& c : v.c)
+        key += " " + ir::print(c);
+    auto& t = tables_[key];
+    if (!t)
+        t = std::make_shared<const ir::Table>(
+            ir::Table{v.type(), v.c, static_cast<int>(tables_.size()) - 1});
+    return t;
+}
+
+Val Lowerer::component(const Val& v, const ast::Subscript& s, ir::Block& out, bool as_table) {
     Selection sel = select_component(*this, v.shape, s, out, "indexing a " + v.shape.text());
     if (sel.fixed) return Val::of(v.c[size_t(*sel.fixed)]);
+    bool immediates = std::all_of(v.c.begin(), v.c.end(), [](const ir::ExprPtr& c) {
+        return c->as<ir::IntImm>() || c->as<ir::FloatImm>();
+    });
+    if (as_table && immediates) return Val::of(ir::TableLoad::make(table_for(v), sel.sel, s.range));
     return Val::of(choose(sel.sel, v.c, s.range));
 }
 

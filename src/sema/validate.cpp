@@ -538,7 +538,8 @@ void Validator::external(const std::string& dotted, SourceRange r) {
     if (base != dotted && res.kind != Resolution::Kind::Constant) {
         // A component of a vector constant (SUN.y): lowering checks the name and the width.
         Resolution b = env_.resolve(base);
-        if (b.kind == Resolution::Kind::Constant && b.constant.kind == Constant::Kind::Tuple) return;
+        if (b.kind == Resolution::Kind::Constant && b.constant.kind == Constant::Kind::Tuple)
+            return;
     }
     auto is_cast = [](std::string_view n) {
         const builtins::Builtin* b = builtins::find(n);

@@ -35,6 +35,7 @@ const Dialect kCuda = {
     .helper_decl = "static __device__ __forceinline__",
     .global_qual = "",
     .shared_qual = "__shared__ ",
+    .constant_qual = "__device__ __constant__",
     .param_suffix = "",
     .n_param = "long long __n__",
     .builtin_params = "",

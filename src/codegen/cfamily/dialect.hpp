@@ -33,6 +33,7 @@ struct Dialect {
     std::string_view helper_decl;                   // before every prelude helper
     std::string_view global_qual;                   // address space of array pointers
     std::string_view shared_qual;                   // workgroup memory declarations
+    std::string_view constant_qual;                 // program-scope constant tables
     std::string_view param_suffix;                  // after each kernel parameter ({i})
     std::string_view n_param;                       // the 64-bit `__n__` parameter ({i})
     std::string_view builtin_params;                // extra entry parameters (Metal positions)

@@ -201,6 +201,21 @@ std::string Emitter::emit_node(const ir::Load* n, bool) {
     return buf(*n->buffer) + "[" + expr(n->index) + "]";
 }
 
+std::string Emitter::emit_node(const ir::TableLoad* n, bool) {
+    // Each table is declared once, in the prelude, in the dialect's constant address space.
+    const ir::Table& t = *n->table;
+    std::string name = "__tack_table_" + std::to_string(t.id) + "__";
+    std::string values;
+    for (size_t k = 0; k < t.values.size(); ++k)
+        values += (k ? ", " : "") + expr(t.values[k]);
+    use(Helper{name, std::string(d_.constant_qual) + " " + type(t.elem) + " " + name + "[" +
+                         std::to_string(t.values.size()) + "] = {" + values + "};\n"});
+    // An index outside [0, n) reads the last value (ir.hpp).
+    std::string index = use(table_index_helper(d_));
+    return name + "[" + index + "(" + expr(n->index) + ", " +
+           int_literal(d_, DType::i64, t.values.size()) + ")]";
+}
+
 std::string Emitter::emit_node(const ir::Call* n, bool) {
     DType t = n->type;
     if (n->fn == ir::MathFn::Abs && is_integer(t)) {

@@ -295,6 +295,17 @@ Helper block_extremum_helper(const Dialect& d, bool is_min) {
     return {name, text};
 }
 
+Helper table_index_helper(const Dialect& d) {
+    std::string text = fill(
+        "{H} {i64} tack_table_index({i64} i, {i64} n) {\n"
+        "    return ({u64})i < ({u64})n ? i : n - 1;\n"
+        "}\n",
+        {{"H", d.helper_decl},
+         {"i64", d.type[static_cast<int>(DType::i64)]},
+         {"u64", d.type[static_cast<int>(DType::u64)]}});
+    return {"tack_table_index", text};
+}
+
 Helper atomic_cas_helper(const Dialect& d, AtomicKind op, DType t) {
     static constexpr const char* kOpName[] = {"add", "min", "max"};
     bool wide = bits(t) == 64;

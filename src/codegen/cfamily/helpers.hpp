@@ -44,6 +44,9 @@ Helper float_to_int_helper(const Dialect& d, DType to, DType from);
 /// tack_block_min_f32 / tack_block_max_f32: extrema with CONTRACT C17's NaN and zero rules.
 Helper block_extremum_helper(const Dialect& d, bool is_min);
 
+/// tack_table_index: i in [0, n) stays, anything else is n - 1 (constant tables, ir.hpp).
+Helper table_index_helper(const Dialect& d);
+
 enum class AtomicKind { Add, Min, Max };
 /// tack_atomic_<op>_<t>: a compare-and-swap loop on t's own width; returns the old value.
 Helper atomic_cas_helper(const Dialect& d, AtomicKind op, DType t);

@@ -46,6 +46,7 @@ const Dialect kMetal = {
     .helper_decl = "static inline",
     .global_qual = "device ",
     .shared_qual = "threadgroup ",
+    .constant_qual = "constant",
     .param_suffix = " [[buffer({i})]]",
     .n_param = "constant long& __n__ [[buffer({i})]]",
     .builtin_params =

@@ -32,6 +32,7 @@ const Dialect kOpenCL = {
     .helper_decl = "static inline",
     .global_qual = "__global ",
     .shared_qual = "__local ",
+    .constant_qual = "__constant",
     .param_suffix = "",
     .n_param = "long __n__",
     .builtin_params = "",

@@ -120,6 +120,35 @@ Value* FunctionEmitter::visit(const ir::Load* e) {
     return b_.CreateAlignedLoad(ty, ptr, llvm::Align(size_bytes(e->type)));
 }
 
+llvm::GlobalVariable* FunctionEmitter::table_global(const ir::Table& t) {
+    auto it = tables_.find(t.id);
+    if (it != tables_.end()) return it->second;
+    llvm::Type* elem = llvm_type(context(), t.elem);
+    std::vector<llvm::Constant*> values;
+    for (const auto& v : t.values)
+        values.push_back(llvm::cast<llvm::Constant>(emit(*v)));
+    auto* type = llvm::ArrayType::get(elem, values.size());
+    auto* g = new llvm::GlobalVariable(*b_.GetInsertBlock()->getModule(), type, /*isConstant=*/true,
+                                       llvm::GlobalValue::PrivateLinkage,
+                                       llvm::ConstantArray::get(type, values),
+                                       "tack.table." + std::to_string(t.id));
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    tables_[t.id] = g;
+    return g;
+}
+
+Value* FunctionEmitter::visit(const ir::TableLoad* e) {
+    // An index outside [0, n) reads the last value (ir.hpp): one unsigned compare and a select.
+    llvm::GlobalVariable* g = table_global(*e->table);
+    uint64_t n = e->table->values.size();
+    Value* i = emit(*e->index);
+    Value* last = b_.getInt64(n - 1);
+    Value* k = b_.CreateSelect(b_.CreateICmpULT(i, b_.getInt64(n)), i, last);
+    Value* ptr = b_.CreateInBoundsGEP(g->getValueType(), g, {b_.getInt64(0), k});
+    llvm::Type* ty = llvm_type(context(), e->type);
+    return b_.CreateAlignedLoad(ty, ptr, llvm::Align(size_bytes(e->type)));
+}
+
 // ---- operators --------------------------------------------------------------------------------
 
 Value* FunctionEmitter::visit(const ir::Cast* e) {

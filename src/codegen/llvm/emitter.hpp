@@ -52,6 +52,7 @@ class FunctionEmitter {
     llvm::Value* visit(const ir::Logical* e);
     llvm::Value* visit(const ir::Select* e);
     llvm::Value* visit(const ir::Load* e);
+    llvm::Value* visit(const ir::TableLoad* e);
     llvm::Value* visit(const ir::Call* e);
     llvm::Value* visit(const ir::ThreadId* e);
 
@@ -70,6 +71,7 @@ class FunctionEmitter {
     void visit(const ir::BlockReduce* s);
 
     llvm::AllocaInst* var_slot(const ir::Var& v);
+    llvm::GlobalVariable* table_global(const ir::Table& t);
     llvm::Value* buffer_base(const ir::Buffer& buffer) const;
     llvm::Value* element_ptr(const ir::Buffer& buffer, const ir::Expr& index);
     llvm::Value* printf_format(const ir::Print& s, std::vector<llvm::Value*>& args);
@@ -77,6 +79,7 @@ class FunctionEmitter {
     void jump(llvm::BasicBlock* target);
     [[noreturn]] void not_on_cpu(const char* primitive, diag::SourceRange range) const;
 
+    std::unordered_map<int, llvm::GlobalVariable*> tables_;  // by ir::Table::id
     struct LoopTargets {
         llvm::BasicBlock* continue_to;
         llvm::BasicBlock* break_to;
