@@ -9,6 +9,7 @@
 #include "bindings.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/errors.hpp"
+#include "sema/sema.hpp"
 
 namespace tack::python {
 
@@ -160,6 +161,11 @@ ParsedFunction parse_function(const std::string& source, const std::string& path
                            std::to_string(parsed.module.functions.size()) + " definitions");
     auto module = std::make_shared<const frontend::Module>(std::move(parsed.module));
     p.fn = module->functions.front().get();
+    if (p.fn->def_kind == frontend::DefKind::Kernel) {
+        // A misplaced or unannotated `return` is an error when the kernel is decorated (G7).
+        auto result_errors = sema::validate_result(*p.fn, p.file);
+        if (!result_errors.empty()) runtime::throw_public(result_errors.front());
+    }
     p.env = std::make_shared<PyEnvironment>(module, std::move(resolver));
     p.module = std::move(module);
     return p;

@@ -113,6 +113,12 @@ Resolution resolve_tack_path(const std::vector<std::string_view>& path, size_t f
         return other(member_of(join(path, from + 1), "tack.math"));
     }
     if (n == 1 && builtins::find(head)) return intrinsic(head);
+    // tack.Matrix.identity: a static method of a vector class, listed as "Matrix.identity".
+    if (n == 2) {
+        std::string member = join(path, from);
+        const builtins::Builtin* b = builtins::find(member);
+        if (b && b->category == builtins::Category::Construct) return intrinsic(member);
+    }
     return other(member_of(join(path, from), "tack"));
 }
 
@@ -156,6 +162,8 @@ Resolution resolve_import(const frontend::ImportBinding& imp,
 
 using Value = std::variant<Constant, std::string>;  // the constant or why it cannot be evaluated
 
+Value eval_tuple(const Expr& e);
+
 Value eval_literal(const Expr& e) {
     if (auto* i = e.as<frontend::IntLit>()) {
         if (i->overflow) return std::string("integer literal does not fit in 64 bits");
@@ -175,9 +183,46 @@ Value eval_literal(const Expr& e) {
         }
         return v;
     }
-    if (e.as<frontend::Tuple>() || e.as<frontend::List>())
-        return std::string("vector and matrix constants are not supported yet");
+    if (e.as<frontend::Tuple>() || e.as<frontend::List>()) return eval_tuple(e);
     return std::string("the value must be a numeric literal");
+}
+
+// (a, b, c) or ((a, b), (c, d)): a vector or matrix constant (CONTRACT A27).
+Value eval_tuple(const Expr& e) {
+    auto elements = [](const Expr& x) -> const std::vector<frontend::ExprPtr>* {
+        if (auto* t = x.as<frontend::Tuple>()) return &t->elts;
+        if (auto* l = x.as<frontend::List>()) return &l->elts;
+        return nullptr;
+    };
+    const auto& rows = *elements(e);
+    if (rows.empty()) return std::string("a vector constant has no components");
+    Constant c;
+    c.kind = Constant::Kind::Tuple;
+    bool matrix = elements(*rows[0]) != nullptr;
+    for (const auto& r : rows) {
+        const auto* items = elements(*r);
+        if ((items != nullptr) != matrix) return std::string("a mix of numbers and rows");
+        if (!matrix) {
+            Value v = eval_literal(*r);
+            if (auto* x = std::get_if<Constant>(&v); x && x->kind != Constant::Kind::Tuple) {
+                c.items.push_back(*x);
+                continue;
+            }
+            return std::string("vector components must be numeric literals");
+        }
+        if (items->empty() || (c.cols && static_cast<int>(items->size()) != c.cols))
+            return std::string("the rows must have the same, nonzero length");
+        c.cols = static_cast<int>(items->size());
+        for (const auto& x : *items) {
+            Value v = eval_literal(*x);
+            auto* y = std::get_if<Constant>(&v);
+            if (!y || y->kind == Constant::Kind::Tuple)
+                return std::string("matrix entries must be numeric literals");
+            c.items.push_back(*y);
+        }
+    }
+    c.rows = static_cast<int>(rows.size());
+    return c;
 }
 
 std::optional<std::string> dotted_name(const Expr& e) {
@@ -217,6 +262,8 @@ ModuleEnvironment::ModuleEnvironment(std::shared_ptr<const frontend::Module> mod
                 continue;
             }
             c->dtype = dt;
+            for (Constant& item : c->items)
+                item.dtype = dt;
         }
         constants_.try_emplace(def.name, *c);
     }

@@ -28,6 +28,11 @@ struct ArgType {
 /// unreachable statements, and resolves names through `env` (NameError for unbound reads,
 /// recursion through @tack.func calls). Returns every diagnostic found; empty when clean.
 /// Needs no argument types: this is what `tackc check` runs.
+/// The checks of a kernel's final `return` (DECISIONS G7: placement, annotation, reads of
+/// loop-only locals) that need no name resolution, so they run when a kernel is decorated.
+std::vector<diag::Diagnostic> validate_result(const frontend::FunctionDef& fn,
+                                              const diag::SourceFilePtr& file);
+
 std::vector<diag::Diagnostic> validate(const frontend::FunctionDef& fn,
                                        const diag::SourceFilePtr& file, const Environment& env);
 

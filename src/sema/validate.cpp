@@ -395,11 +395,19 @@ void Validator::while_stmt(const While& s) {
 }
 
 void Validator::return_stmt(const Return& s) {
-    if (kernel_ && !g7_return(s)) {
+    bool last = !fn_.body.empty() && fn_.body.back().get() == &s && loops_.empty();
+    if (kernel_ && (!last || !s.value || !parallel_loop_)) {
         reject("Return", s.range,
-               "kernels write results to fields; return is only supported in @tack.func (or as a "
-               "kernel's last statement after its parallel loop, with a '-> tack.f32', "
-               "'-> float' or '-> int' annotation)");
+               "kernels write results to fields; a kernel may return a value only as its last "
+               "statement, after its parallel loop (with a '-> tack.f32', '-> float' or '-> int' "
+               "annotation)");
+    } else if (kernel_ && !fn_.returns) {
+        reject("Return", s.range,
+               "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or "
+               "'-> int' (DECISIONS G7)");
+    } else if (kernel_ && !g7_return(s)) {
+        reject("Return", s.range,
+               "a kernel's return annotation must be '-> tack.f32', '-> float' or '-> int'");
     } else if (!kernel_ && !loops_.empty()) {
         reject("Return", s.range, "return inside a loop is not supported");
     } else if (kernel_) {
@@ -428,10 +436,10 @@ void Validator::check_g7_reads(const Expr& value) {
         auto* n = e.as<Name>();
         if (n && in_loop.count(n->id) && in_loop[n->id] == everywhere[n->id]) {
             emit(ErrorKind::UnsupportedSyntax, n->range,
-                 "name '" + n->id + "' " + at(n->range) +
-                     " in the return value is assigned only inside the parallel loop; a kernel's "
-                     "return value may read fields, parameters, constants and locals assigned "
-                     "outside the loop");
+                 "the return value reads '" + n->id + "', which the parallel loop assigns " +
+                     at(n->range) +
+                     "; a kernel's return value may read fields, parameters, constants and "
+                     "locals assigned outside the loop");
         }
         for_each_child(e, reads);
     };
@@ -690,7 +698,27 @@ void Validator::func_call(const Call& c, const FuncRef& f, Use use) {
         expr(*a);
 }
 
+// Resolves nothing: the checks that must run before any name is bound (decoration time).
+class NoNames final : public Environment {
+  public:
+    Resolution resolve(std::string_view) const override { return {}; }
+};
+
 }  // namespace
+
+std::vector<diag::Diagnostic> validate_result(const FunctionDef& fn,
+                                              const diag::SourceFilePtr& file) {
+    std::vector<diag::Diagnostic> all;
+    NoNames none;
+    Validator(fn, file, none, all).run();
+    std::vector<diag::Diagnostic> out;
+    for (auto& d : all) {
+        bool about_return = d.message.find("unsupported Return") != std::string::npos ||
+                            d.message.find("the return value reads") != std::string::npos;
+        if (about_return) out.push_back(std::move(d));
+    }
+    return out;
+}
 
 std::vector<diag::Diagnostic> validate(const FunctionDef& fn, const diag::SourceFilePtr& file,
                                        const Environment& env) {
