@@ -143,8 +143,13 @@ TEST(Environment, TackConstantsEvaluateTheirLiterals) {
     EXPECT_EQ(g.constant.fval, 0.1);
     EXPECT_EQ(g.constant.dtype, DType::f32);
 
-    expect_other(*e.env, "V",
-                 "tack.constant 'V' (vector and matrix constants are not supported yet)");
+    Resolution v = e.env->resolve("V");  // a vector constant (CONTRACT A27)
+    ASSERT_EQ(v.kind, Kind::Constant);
+    ASSERT_EQ(v.constant.kind, sema::Constant::Kind::Tuple);
+    EXPECT_EQ(v.constant.rows, 2);
+    EXPECT_EQ(v.constant.cols, 0);
+    ASSERT_EQ(v.constant.items.size(), 2u);
+    EXPECT_EQ(v.constant.items[1].fval, 2.0);
 }
 
 TEST(Environment, ExtraConstantsFromCpp) {

@@ -265,10 +265,10 @@ inline std::vector<RejectCase> reject_cases() {
     add("return_in_parallel_loop", kernel_with("        return\n"),
         {U + K + "unsupported Return at line 6, column 9: " + kKernelReturn});
     add("kernel_return_without_annotation", kernel_def(kParallel + kCopy + "    return x[0]\n"),
-        {U + K + "unsupported Return at line 7, column 5: " + kKernelReturn});
+        {U + K + "unsupported Return at line 7, column 5: " + kReturnAnnotation});
     add("kernel_return_i32_annotation",
         kernel_def(kParallel + kCopy + "    return x[0]\n", "(x, out, n) -> tack.i32"),
-        {U + K + "unsupported Return at line 7, column 5: " + kKernelReturn});
+        {U + K + "unsupported Return at line 7, column 5: " + kReturnType});
     add("kernel_return_not_last",
         kernel_def(kParallel + kCopy + "    return x[0]\n    v = 1\n", "(x, out, n) -> float"),
         {U + K + "unsupported Return at line 7, column 5: " + kKernelReturn});
@@ -276,9 +276,9 @@ inline std::vector<RejectCase> reject_cases() {
         kernel_def(kParallel + "        total = x[i]\n        out[i] = total\n    return total\n",
                    "(x, out, n) -> float"),
         {U + K +
-         "name 'total' at line 8, column 12 in the return value is assigned only inside "
-         "the parallel loop; a kernel's return value may read fields, parameters, "
-         "constants and locals assigned outside the loop"});
+         "the return value reads 'total', which the parallel loop assigns at line 8, column "
+         "12; a kernel's return value may read fields, parameters, constants and locals "
+         "assigned outside the loop"});
     add("return_in_device_loop",
         func_def("(a)", "    for j in range(3):\n        return a\n    return a\n"),
         {U + "Device function 'f': unsupported Return at line 6, column 9: return inside a loop is "
@@ -386,14 +386,6 @@ inline std::vector<RejectCase> reject_cases() {
         {N + K +
          "name 'np.pi' at line 7, column 25 is bound to 'pi' of module 'numpy', which "
          "kernels cannot read; " +
-         kReadable});
-    add("vector_constant_unsupported",
-        "import tack\n\nSUN = tack.constant((1.0, 2.0, 3.0))\n\n@tack.kernel\n"
-        "def k(x, out, n):\n" +
-            kParallel + "        out[i] = SUN[0]\n",
-        {N + K +
-         "name 'SUN' at line 8, column 18 is bound to tack.constant 'SUN' (vector and "
-         "matrix constants are not supported yet), which kernels cannot read; " +
          kReadable});
     add("loop_variable_after_inner_loop",
         kernel_with("        for j in range(3):\n            out[i] = j\n        out[i] = j\n"),

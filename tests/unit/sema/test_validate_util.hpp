@@ -55,9 +55,13 @@ inline const std::string kSecondLoop =
     "is outside the parallel loop. A kernel has one parallel loop, directly in its body; nest "
     "this loop inside it or launch the work as another kernel";
 inline const std::string kKernelReturn =
-    "kernels write results to fields; return is only supported in @tack.func (or as a kernel's "
-    "last statement after its parallel loop, with a '-> tack.f32', '-> float' or '-> int' "
-    "annotation)";
+    "kernels write results to fields; a kernel may return a value only as its last statement, "
+    "after its parallel loop (with a '-> tack.f32', '-> float' or '-> int' annotation)";
+inline const std::string kReturnAnnotation =
+    "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or '-> int' "
+    "(DECISIONS G7)";
+inline const std::string kReturnType =
+    "a kernel's return annotation must be '-> tack.f32', '-> float' or '-> int'";
 inline const std::string kAfterLoop =
     "is read after its loop ended; a for loop's variable is bound only inside its loop (copy it "
     "to another name inside the loop)";
