@@ -11,13 +11,26 @@ import operator
 from ._tack import DType
 
 _INT_RANGES = {
-    "i8": (-(2**7), 2**7 - 1), "u8": (0, 2**8 - 1), "i16": (-(2**15), 2**15 - 1),
-    "u16": (0, 2**16 - 1), "i32": (-(2**31), 2**31 - 1), "u32": (0, 2**32 - 1),
-    "i64": (-(2**63), 2**63 - 1), "u64": (0, 2**64 - 1),
+    "i8": (-(2**7), 2**7 - 1),
+    "u8": (0, 2**8 - 1),
+    "i16": (-(2**15), 2**15 - 1),
+    "u16": (0, 2**16 - 1),
+    "i32": (-(2**31), 2**31 - 1),
+    "u32": (0, 2**32 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+    "u64": (0, 2**64 - 1),
 }
 _NUMPY_NAMES = {
-    "i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16", "i32": "int32",
-    "u32": "uint32", "i64": "int64", "u64": "uint64", "f32": "float32", "f64": "float64",
+    "i8": "int8",
+    "u8": "uint8",
+    "i16": "int16",
+    "u16": "uint16",
+    "i32": "int32",
+    "u32": "uint32",
+    "i64": "int64",
+    "u64": "uint64",
+    "f32": "float32",
+    "f64": "float64",
 }
 _UNTYPED_RANGE = (-(2**63), 2**64 - 1)  # B2: an untyped integer literal is i32, i64 or u64
 
@@ -67,7 +80,9 @@ def _scalar(value, dtype):
         lo, hi = _INT_RANGES[dtype.name]
         v = operator.index(value)
         if not lo <= v <= hi:
-            raise ValueError(f"tack.constant({v}, tack.{dtype.name}): {v} does not fit in {dtype.name}")
+            raise ValueError(
+                f"tack.constant({v}, tack.{dtype.name}): {v} does not fit in {dtype.name}"
+            )
         c = IntConstant(v)
     elif dtype is not None:
         c = FloatConstant(float(value))  # a float dtype: the literal under that cast
@@ -76,7 +91,8 @@ def _scalar(value, dtype):
         lo, hi = _UNTYPED_RANGE
         if not lo <= v <= hi:
             raise ValueError(
-                f"tack.constant({v}) does not fit in 64 bits (kernel integers are at most i64 or u64)"
+                f"tack.constant({v}) does not fit in 64 bits "
+                "(kernel integers are at most i64 or u64)"
             )
         c = IntConstant(v)
     else:
@@ -129,10 +145,19 @@ class VectorConstant:
         return tuple(out)
 
     def __repr__(self):
-        body = repr(tuple(tuple(float(x) if isinstance(x, FloatConstant) else int(x) for x in r)
-                          if isinstance(r, tuple) else (float(r) if isinstance(r, FloatConstant) else int(r))
-                          for r in self._rows))
-        return f"tack.constant({body}, tack.{self.dtype.name})" if self.dtype else f"tack.constant({body})"
+        body = repr(
+            tuple(
+                tuple(float(x) if isinstance(x, FloatConstant) else int(x) for x in r)
+                if isinstance(r, tuple)
+                else (float(r) if isinstance(r, FloatConstant) else int(r))
+                for r in self._rows
+            )
+        )
+        return (
+            f"tack.constant({body}, tack.{self.dtype.name})"
+            if self.dtype
+            else f"tack.constant({body})"
+        )
 
 
 def _vector(value, dtype):
@@ -141,8 +166,10 @@ def _vector(value, dtype):
         raise ValueError("tack.constant(()) has no components")
     rows = [isinstance(v, (tuple, list)) for v in items]
     if any(rows) and not all(rows):
-        raise TypeError("tack.constant() got a mix of numbers and rows; a vector holds numbers "
-                        "and a matrix holds rows of numbers")
+        raise TypeError(
+            "tack.constant() got a mix of numbers and rows; a vector holds numbers "
+            "and a matrix holds rows of numbers"
+        )
     if not any(rows):
         return VectorConstant(tuple(_scalar(v, dtype) for v in items), dtype, (len(items),))
     width = len(items[0])
@@ -158,7 +185,9 @@ def _vector(value, dtype):
 def constant(value, dtype=None):
     """A compile-time constant (CONTRACT A27): a literal in kernels, a number on the host."""
     if dtype is not None and not isinstance(dtype, DType):
-        raise TypeError(f"tack.constant() dtype must be a Tack dtype such as tack.f32, got {dtype!r}")
+        raise TypeError(
+            f"tack.constant() dtype must be a Tack dtype such as tack.f32, got {dtype!r}"
+        )
     if isinstance(value, (tuple, list)):
         return _vector(value, dtype)
     return _scalar(value, dtype)
@@ -171,7 +200,9 @@ def classify(obj):
     if isinstance(obj, FloatConstant):
         return ("float", float(obj), obj.dtype)
     if isinstance(obj, VectorConstant):
-        comps = tuple(float(c) if isinstance(c, FloatConstant) else int(c) for c in obj.components())
+        comps = tuple(
+            float(c) if isinstance(c, FloatConstant) else int(c) for c in obj.components()
+        )
         cols = obj.shape[1] if len(obj.shape) == 2 else 0
         return ("tuple", obj.shape[0], cols, comps, obj.dtype)
     return None

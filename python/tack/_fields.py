@@ -108,8 +108,7 @@ def _address(ptr):
         address = operator.index(ptr)
     except TypeError:
         raise TypeError(
-            "field_from_ptr() takes an integer address or a NumPy array, "
-            f"got {type(ptr).__name__}"
+            f"field_from_ptr() takes an integer address or a NumPy array, got {type(ptr).__name__}"
         ) from None
     if not 0 <= address < 2**64:
         raise ValueError(f"Pointer {address} is not a 64-bit address")

@@ -99,7 +99,11 @@ def resolver(fn):
             if isinstance(obj, type) and id(obj) in _intrinsic_table():
                 # tack.Matrix.identity: a static method of an intrinsic class.
                 member = getattr(vars(obj).get(part), "__func__", None)
-                return classify(member) if member is not None else ("other", f"attribute '{part}' of {_describe(obj)}")
+                return (
+                    classify(member)
+                    if member is not None
+                    else ("other", f"attribute '{part}' of {_describe(obj)}")
+                )
             if not isinstance(obj, types.ModuleType):
                 return ("other", f"attribute '{part}' of {_describe(obj)}")
             try:

@@ -25,6 +25,7 @@ These are @tack.func device functions written in the kernel language itself.
 """
 
 import math
+from math import cos, log, sin, sqrt
 
 import numpy as np
 
@@ -136,6 +137,16 @@ def np_direction3(state):
 
 
 __all__ = [
-    "advance", "direction2", "direction3", "normal", "np_advance", "np_direction2",
-    "np_direction3", "np_normal", "np_seed", "np_uniform", "seed", "uniform",
+    "advance",
+    "direction2",
+    "direction3",
+    "normal",
+    "np_advance",
+    "np_direction2",
+    "np_direction3",
+    "np_normal",
+    "np_seed",
+    "np_uniform",
+    "seed",
+    "uniform",
 ]

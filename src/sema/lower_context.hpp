@@ -125,8 +125,10 @@ class LocalTypes {
     /// Throws TypeError at the assignment where a join is impossible (signed with u64).
     bool settle();
     void begin_round();
+    void set_default_float(DType t) { default_float_ = t; }
 
   private:
+    DType default_float_ = DType::f32;
     std::map<std::string, DType> settled_;
     std::map<std::string, std::vector<Record>> records_;
     std::map<std::string, DType> used_;

@@ -317,6 +317,9 @@ ir::Kernel Lowerer::run() {
 ir::Kernel lower_kernel(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
                         const Environment& env, const std::vector<ArgType>& args) {
     lower::LocalTypes types;
+    for (const ArgType& a : args) {
+        if (a.is_array && a.dtype == DType::f64) types.set_default_float(DType::f64);
+    }
     for (int round = 0;; ++round) {
         types.begin_round();
         lower::Lowerer l(fn, file, env, args, types);

@@ -67,10 +67,18 @@ def test_vector_methods(backend):
     _methods(vectors(a), vectors(b), out, vout, n)
     a64 = a.astype(np.float64)
     norm = np.linalg.norm(a64, axis=1)
-    want = np.stack([(a64 * b).sum(1), norm, np.sqrt((a64**2).sum(1) + 0.5), (a64**2).sum(1),
-                     a64[:, 0] / norm + a64[:, 1] / (norm + 0.25),
-                     a64.sum(1) + a64.min(1) * 10 + a64.max(1) * 100,
-                     a64[:, 0] + 2 * a64[:, 1] + 3 * a64[:, 2] + 4 * a64[:, 2]], axis=1)
+    want = np.stack(
+        [
+            (a64 * b).sum(1),
+            norm,
+            np.sqrt((a64**2).sum(1) + 0.5),
+            (a64**2).sum(1),
+            a64[:, 0] / norm + a64[:, 1] / (norm + 0.25),
+            a64.sum(1) + a64.min(1) * 10 + a64.max(1) * 100,
+            a64[:, 0] + 2 * a64[:, 1] + 3 * a64[:, 2] + 4 * a64[:, 2],
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(out.to_numpy(), want, rtol=2e-5, atol=2e-5)
     np.testing.assert_allclose(vout.to_numpy(vectors=True), np.cross(a, b), rtol=1e-5, atol=1e-6)
 
@@ -100,8 +108,8 @@ def _components(vf, sel, out, n):
     for i in range(n):
         v = vf[i]
         k = sel[i]
-        out[i, 0] = v[k]          # runtime index: out of range reads the last component
-        v[k] = -1.0               # out of range writes nothing
+        out[i, 0] = v[k]  # runtime index: out of range reads the last component
+        v[k] = -1.0  # out of range writes nothing
         vf[i][k] += 100.0
         vf[i].y = 7.0
         out[i, 1] = v.sum()
@@ -153,8 +161,9 @@ def test_a_zero_dimensional_vector_field(backend):
     cam.fill([1.0, 2.0, 3.0])
     out = vectors(np.zeros((3, 3), np.float32))
     _single_vector(cam, out, 3)
-    np.testing.assert_array_equal(out.to_numpy(vectors=True),
-                                  np.arange(3)[:, None] * np.float32([1, 2, 3]))
+    np.testing.assert_array_equal(
+        out.to_numpy(vectors=True), np.arange(3)[:, None] * np.float32([1, 2, 3])
+    )
 
 
 # ---- matrices ---------------------------------------------------------------------------------
@@ -178,7 +187,11 @@ def test_matrix_products(backend):
     V = RNG.standard_normal((n, 2)).astype(np.float32)
     W = RNG.standard_normal((n, 2)).astype(np.float32)
     ab, ar = matrices(np.zeros_like(A)), matrices(np.zeros_like(R))
-    av, wa, ww = vectors(np.zeros_like(V)), vectors(np.zeros((n, 2), np.float32)), tack.field(tack.f32, (n,))
+    av, wa, ww = (
+        vectors(np.zeros_like(V)),
+        vectors(np.zeros((n, 2), np.float32)),
+        tack.field(tack.f32, (n,)),
+    )
     _products(matrices(A), matrices(B), matrices(R), vectors(V), vectors(W), ab, ar, av, wa, ww, n)
     tol = dict(rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ab.to_numpy(vectors=True), A @ B, **tol)
@@ -205,16 +218,28 @@ def test_inverse_determinant_trace(backend):
     n = 5
     A2 = (RNG.standard_normal((n, 2, 2)) + 3 * np.eye(2)).astype(np.float32)
     A3 = (RNG.standard_normal((n, 3, 3)) + 3 * np.eye(3)).astype(np.float32)
-    inv2, inv3, rt = matrices(np.zeros_like(A2)), matrices(np.zeros_like(A3)), matrices(np.zeros_like(A2))
+    inv2, inv3, rt = (
+        matrices(np.zeros_like(A2)),
+        matrices(np.zeros_like(A3)),
+        matrices(np.zeros_like(A2)),
+    )
     scal = tack.field(tack.f32, (n, 4))
     _decompose(matrices(A2), matrices(A3), inv2, inv3, rt, scal, n)
     a2, a3 = A2.astype(np.float64), A3.astype(np.float64)
     np.testing.assert_allclose(inv2.to_numpy(vectors=True), np.linalg.inv(a2), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(inv3.to_numpy(vectors=True), np.linalg.inv(a3), rtol=1e-4, atol=1e-5)
-    np.testing.assert_array_equal(rt.to_numpy(vectors=True), A2.transpose(0, 2, 1) + np.eye(2, dtype=np.float32))
-    want = np.stack([np.linalg.det(a2), np.linalg.det(a3),
-                     np.trace(a3, axis1=1, axis2=2) + (a3**2).sum((1, 2)) + a3.sum((1, 2)),
-                     a3[:, 2, 1] + a3[:, 0, 2] * 10], axis=1)
+    np.testing.assert_array_equal(
+        rt.to_numpy(vectors=True), A2.transpose(0, 2, 1) + np.eye(2, dtype=np.float32)
+    )
+    want = np.stack(
+        [
+            np.linalg.det(a2),
+            np.linalg.det(a3),
+            np.trace(a3, axis1=1, axis2=2) + (a3**2).sum((1, 2)) + a3.sum((1, 2)),
+            a3[:, 2, 1] + a3[:, 0, 2] * 10,
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(scal.to_numpy(), want, rtol=1e-4, atol=1e-5)
 
 
@@ -243,11 +268,15 @@ def test_matrix_constructors_and_device_functions(backend):
     tr = tack.field(tack.f32, (n,))
     _constructors(vectors(V), built, sym, outer, tr, n)
     x, y = V[:, 0], V[:, 1]
-    m = np.stack([np.stack([x, np.full(n, 2, np.float32)], 1),
-                  np.stack([np.full(n, 3, np.float32), y], 1)], 1)
+    m = np.stack(
+        [np.stack([x, np.full(n, 2, np.float32)], 1), np.stack([np.full(n, 3, np.float32), y], 1)],
+        1,
+    )
     rows = np.stack([V, V * 2], 1)
     np.testing.assert_allclose(built.to_numpy(vectors=True), m * rows - np.eye(2), rtol=1e-6)
-    np.testing.assert_allclose(sym.to_numpy(vectors=True), (m + m.transpose(0, 2, 1)) * 0.5, rtol=1e-6)
+    np.testing.assert_allclose(
+        sym.to_numpy(vectors=True), (m + m.transpose(0, 2, 1)) * 0.5, rtol=1e-6
+    )
     np.testing.assert_allclose(tr.to_numpy(), x + y, rtol=1e-6)
     np.testing.assert_array_equal(outer.to_numpy(vectors=True), V[:, :, None] * np.float32([1, -1]))
 
@@ -303,7 +332,9 @@ def _masks(pos, out, flags, n):
 
 
 def test_masks_select_any_all(backend):
-    pts = np.array([[0.1, 0.6, 0.95], [-0.2, 0.5, 0.3], [0.7, 0.75, 0.3], [1.2, 0.0, 0.5]], np.float32)
+    pts = np.array(
+        [[0.1, 0.6, 0.95], [-0.2, 0.5, 0.3], [0.7, 0.75, 0.3], [1.2, 0.0, 0.5]], np.float32
+    )
     n = len(pts)
     out, flags = tack.field(tack.f32, (n, 7)), tack.field(tack.i32, (n,))
     _masks(vectors(pts), out, flags, n)
@@ -311,11 +342,17 @@ def test_masks_select_any_all(backend):
     for p in pts:
         inside = (p >= -0.1) & (p <= 1.1)
         m = p > 0.5
-        want.append([m.sum(), float((p > 0.9).any()),
-                     np.where(inside, p, 0).sum() + (10 if inside.all() else 0),
-                     np.where(p < 0.5, -1, 1) @ [1, 2, 4],
-                     ((p > 0.2) & (p < 0.8)).sum() + (~m).sum() * 100,
-                     (p if p[0] > 0.5 else np.zeros(3)).sum(), 3.0])
+        want.append(
+            [
+                m.sum(),
+                float((p > 0.9).any()),
+                np.where(inside, p, 0).sum() + (10 if inside.all() else 0),
+                np.where(p < 0.5, -1, 1) @ [1, 2, 4],
+                ((p > 0.2) & (p < 0.8)).sum() + (~m).sum() * 100,
+                (p if p[0] > 0.5 else np.zeros(3)).sum(),
+                3.0,
+            ]
+        )
     np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-6)
     np.testing.assert_array_equal(flags.to_numpy(), (pts >= 0).all(axis=1))
 
@@ -334,7 +371,9 @@ def _vector_constants(pos, grid, out, n):
         p = pos[i]
         q = ROT @ [p.x, p.y]
         h = HASH * tack.u32(3)
-        out[i] = (p - SUN).norm() + SUN.y + SUN[2] + ROT[1, 0] + q.x + grid[CELL] + tack.f32(h[0] % 7)
+        out[i] = (
+            (p - SUN).norm() + SUN.y + SUN[2] + ROT[1, 0] + q.x + grid[CELL] + tack.f32(h[0] % 7)
+        )
 
 
 def test_vector_and_matrix_constants(backend):
@@ -359,18 +398,21 @@ def test_constants_on_the_host():
     assert tack.constant(3, tack.f32) == 3.0 and isinstance(tack.constant(3, tack.f32), float)
 
 
-@pytest.mark.parametrize("value, dtype, error, match", [
-    (2**40, tack.i32, ValueError, "does not fit"),
-    (-1, tack.u8, ValueError, "does not fit"),
-    (2**64, None, ValueError, "64 bits"),
-    (1.5, tack.i32, TypeError, "integer type needs an integer"),
-    ("x", None, TypeError, "takes a number"),
-    (1.0, "f32", TypeError, "dtype"),
-    ((), None, ValueError, "no components"),
-    (((1, 2), (3,)), None, ValueError, "same, nonzero length"),
-    ((1, (2, 3)), None, TypeError, "mix of numbers and rows"),
-    ((((1,),),), None, TypeError, "two levels"),
-])
+@pytest.mark.parametrize(
+    "value, dtype, error, match",
+    [
+        (2**40, tack.i32, ValueError, "does not fit"),
+        (-1, tack.u8, ValueError, "does not fit"),
+        (2**64, None, ValueError, "64 bits"),
+        (1.5, tack.i32, TypeError, "integer type needs an integer"),
+        ("x", None, TypeError, "takes a number"),
+        (1.0, "f32", TypeError, "dtype"),
+        ((), None, ValueError, "no components"),
+        (((1, 2), (3,)), None, ValueError, "same, nonzero length"),
+        ((1, (2, 3)), None, TypeError, "mix of numbers and rows"),
+        ((((1,),),), None, TypeError, "two levels"),
+    ],
+)
 def test_unrepresentable_constants_are_rejected(value, dtype, error, match):
     with pytest.raises(error, match=match):
         tack.constant(value, dtype)
@@ -400,9 +442,18 @@ def test_math_helpers_on_vectors(backend):
         return t * t * (3 - 2 * t)
 
     w, a = np.full(3, 0.5), np.array([0, 0.5, 1])
-    want = [[(v * 3 - np.floor(v * 3)).sum(), (v * 0.75 + w * 0.25).sum() + (v * (1 - a) + w * a).sum(),
-             np.clip(v, 0.2, 0.4).sum(), smooth(0, 1, v).sum(), np.linalg.norm(v) + np.linalg.norm(v - w),
-             1.0, (v >= 0.25).sum() + 10 * np.sign(v - 0.25).sum()] for v in pts.astype(np.float64)]
+    want = [
+        [
+            (v * 3 - np.floor(v * 3)).sum(),
+            (v * 0.75 + w * 0.25).sum() + (v * (1 - a) + w * a).sum(),
+            np.clip(v, 0.2, 0.4).sum(),
+            smooth(0, 1, v).sum(),
+            np.linalg.norm(v) + np.linalg.norm(v - w),
+            1.0,
+            (v >= 0.25).sum() + 10 * np.sign(v - 0.25).sum(),
+        ]
+        for v in pts.astype(np.float64)
+    ]
     np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-5, atol=1e-6)
 
 
@@ -444,24 +495,38 @@ def test_random_matches_its_numpy_mirrors(backend):
     assert 0.48 < u.mean() < 0.52 and np.all((u >= 0) & (u < 1))
 
 
-# ---- rejections with shapes and positions ---------------------------------------------------------
+# ---- rejections with shapes and positions -------------------------------------------------
 
 
 REJECTIONS = [
     (["out[i] = m[i] @ tack.Vector([1.0, 2.0, 3.0])"], "multiplies a 2x2 matrix by a 3-vector"),
     (["m[i] = m[i] @ 2.0"], r"use '\*' to scale by a scalar"),
-    (["a = m[i]", "out[i] = tack.Vector([a[0], a[1]])"], r"of a 2x2 matrix needs a row and a column: m\[i, j\]"),
-    (["m[i] = tack.Vector([1.0, 2.0, 3.0, 4.0])"], "stores a 4-vector into a field of 2x2 matrix elements"),
+    (
+        ["a = m[i]", "out[i] = tack.Vector([a[0], a[1]])"],
+        r"of a 2x2 matrix needs a row and a column: m\[i, j\]",
+    ),
+    (
+        ["m[i] = tack.Vector([1.0, 2.0, 3.0, 4.0])"],
+        "stores a 4-vector into a field of 2x2 matrix elements",
+    ),
     (["m[i] = m[i] + tack.Vector([1.0, 2.0, 3.0, 4.0])"], "combines a 2x2 matrix and 4-vector"),
-    (["r = tack.Matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])", "m[i] = r.inverse()"],
-     r"inverse\(\) needs a square matrix, not a 2x3 matrix"),
+    (
+        ["r = tack.Matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])", "m[i] = r.inverse()"],
+        r"inverse\(\) needs a square matrix, not a 2x3 matrix",
+    ),
     (["out[i] = v[i] * m[i].x"], r"'x' names a component of a vector; a matrix entry is m\[i, j\]"),
     (["m[i] = tack.Matrix([[1.0, 2.0], [3.0]])"], "has rows of different lengths"),
     (["if m[i]:", "    out[i] = v[i]"], "uses a 2x2 matrix where a single value is required"),
-    (["if v[i] > 0.0:", "    out[i] = v[i]"], "has a 2-vector as its condition; reduce it with any"),
+    (
+        ["if v[i] > 0.0:", "    out[i] = v[i]"],
+        "has a 2-vector as its condition; reduce it with any",
+    ),
     (["w = v[i]", "while w < 1.0:", "    w += 1.0"], "while .* has a 2-vector as its condition"),
     (["out[i] = v[i] if any(n > 0) else v[i]"], "a scalar is already a truth value"),
-    (["out[i] = tack.select(v[i] > 0.0, [1.0, 2.0, 3.0], 0.0)"], "combines a 2-vector and 3-vector"),
+    (
+        ["out[i] = tack.select(v[i] > 0.0, [1.0, 2.0, 3.0], 0.0)"],
+        "combines a 2-vector and 3-vector",
+    ),
     (["out[i] = v[i] + [1.0, 2.0, 3.0]"], "combines a 2-vector and 3-vector"),
 ]
 
@@ -470,7 +535,9 @@ REJECTIONS = [
 def test_mismatched_shapes_are_rejected_with_both_shapes(tmp_path, body, message):
     path = tmp_path / "bad_kernel.py"
     lines = "".join(f"        {line}\n" for line in body)
-    path.write_text("import tack\n\n@tack.kernel\ndef bad(m, v, out, n):\n    for i in range(n):\n" + lines)
+    path.write_text(
+        "import tack\n\n@tack.kernel\ndef bad(m, v, out, n):\n    for i in range(n):\n" + lines
+    )
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("bad_kernel", path)
