@@ -102,9 +102,12 @@ int main(int argc, char** argv) {
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     std::vector<float> pos(static_cast<size_t>(3 * n)), vel0(static_cast<size_t>(3 * n)),
         mass(static_cast<size_t>(n));
-    for (auto& x : pos) x = u(rng);
-    for (auto& x : vel0) x = 0.1f * u(rng);
-    for (auto& m : mass) m = 0.5f + 0.5f * (u(rng) + 1.0f);
+    for (auto& x : pos)
+        x = u(rng);
+    for (auto& x : vel0)
+        x = 0.1f * u(rng);
+    for (auto& m : mass)
+        m = 0.5f + 0.5f * (u(rng) + 1.0f);
 
     tack::Module mod = tack::Module::from_source(kSource, "bench_vectors.py");
     tack::Kernel vec = mod.kernel("step_vectors"), sca = mod.kernel("step_scalars");

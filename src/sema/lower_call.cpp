@@ -103,7 +103,9 @@ Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want
     // A method of a vector or matrix value: `v.dot(w)`, `a[i].inverse()`, `(a - b).norm()`.
     if (const auto* attr = e.func->as<ast::Attribute>()) {
         std::string root = n.substr(0, n.find('.'));
-        if (n.empty() || scope_->names.count(root) || scope_->assigned.count(root)) {
+        auto base = constant_of(*attr->value);
+        bool on_constant = base && base->kind == Constant::Kind::Tuple;
+        if (n.empty() || scope_->names.count(root) || scope_->assigned.count(root) || on_constant) {
             return lower_method(e, *attr, out, hint);
         }
     }

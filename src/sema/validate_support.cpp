@@ -1,6 +1,7 @@
 // Helpers shared by the validation files: AST walking, the names a function binds, and call
 // resolution (CONTRACT A22).
 
+#include <algorithm>
 #include <array>
 
 #include "sema/validate.hpp"
@@ -287,6 +288,19 @@ Callee resolve_callee(const Expr& func, const FunctionNames& names, const Enviro
     if (!attr) return {};
     auto dotted = dotted_name(func);
     std::string root = dotted ? dotted->substr(0, dotted->find('.')) : std::string();
+    auto is_method = [&] {
+        return std::find(kMethods.begin(), kMethods.end(), attr->attr) != kMethods.end();
+    };
+    if (dotted && !names.binds(root) && is_method()) {
+        // A method of a vector constant: SUN.cross(v), SUN.norm().
+        Resolution base = env.resolve(dotted->substr(0, dotted->rfind('.')));
+        if (base.kind == Resolution::Kind::Constant &&
+            base.constant.kind == Constant::Kind::Tuple) {
+            Callee c;
+            c.kind = Callee::Kind::Method;
+            return c;
+        }
+    }
     if (dotted && !names.binds(root)) {
         Resolution r = env.resolve(*dotted);
         if (r.kind != Resolution::Kind::Unbound) return from_resolution(r, attr->attr);
