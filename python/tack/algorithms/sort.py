@@ -3,10 +3,11 @@
 
 argsort is a stable least-significant-digit radix sort over 8-bit digits, every step a Tack
 kernel. The keys are split into chunks (one serial run each, chunks in parallel). Per digit
-pass: each chunk counts its digits into its own column of a digit-major table
-(counts[digit * nchunks + chunk]), one exclusive scan of the table turns the counts into output
-slots (digit by digit, chunk by chunk within a digit), and each chunk scatters its keys to those
-slots in element order, which keeps the sort stable. The smallest key is subtracted on the fly,
+pass: each chunk counts its digits into its own row of 256 counters (a row per chunk: chunks
+on different threads share no cache line), the rows are transposed into a digit-major table, one
+exclusive scan of the table turns the counts into output slots (digit by digit, chunk by chunk
+within a digit), the slots go back to the rows, and each chunk scatters its keys to its slots in
+element order, which keeps the sort stable. The smallest key is subtracted on the fly,
 so the number of passes follows the keys' spread, not their width: keys within one byte of each
 other take one pass, all-equal keys none. The permutation is unique (stability fixes it), so
 every backend and every run gives the same one.
@@ -52,26 +53,48 @@ def _digit(key, base, shift):
 
 
 @tack.kernel
-def _count_digits(keys, counts, base, shift, n, chunk, nchunks):
+def _count_digits(keys, rows, base, shift, n, chunk, nchunks):
+    # Chunk c counts into its own 256-entry row (contiguous, so chunks on different threads
+    # never share a cache line).
     for c in range(nchunks):
+        row = c * 256
         for d in range(256):
-            counts[d * nchunks + c] = 0
+            rows[row + d] = 0
         start = c * chunk
         end = min(start + chunk, n)
         for j in range(start, end):
-            counts[_digit(keys[j], base, shift) * nchunks + c] += 1
+            rows[row + _digit(keys[j], base, shift)] += 1
 
 
 @tack.kernel
-def _scatter(keys, perm, okeys, operm, slots, base, shift, n, chunk, nchunks, first, keep_keys):
+def _rows_to_table(rows, table, nchunks):
+    # Digit-major: one exclusive scan of the table orders slots by digit, then by chunk.
+    for i in range(256 * nchunks):
+        d = i // nchunks
+        c = i - d * nchunks
+        table[i] = rows[c * 256 + d]
+
+
+@tack.kernel
+def _table_to_rows(table, rows, nchunks):
+    for i in range(256 * nchunks):
+        c = i // 256
+        d = i - c * 256
+        rows[i] = table[d * nchunks + c]
+
+
+@tack.kernel
+def _scatter(keys, perm, okeys, operm, rows, base, shift, n, chunk, nchunks, first, keep_keys):
+    # rows[c * 256 + d] holds chunk c's next slot for digit d; element order keeps it stable.
     for c in range(nchunks):
+        row = c * 256
         start = c * chunk
         end = min(start + chunk, n)
         for j in range(start, end):
             k = keys[j]
-            at = _digit(k, base, shift) * nchunks + c
-            pos = slots[at]
-            slots[at] = pos + 1
+            at = row + _digit(k, base, shift)
+            pos = rows[at]
+            rows[at] = pos + 1
             if keep_keys != 0:
                 okeys[pos] = k
             if first != 0:
@@ -177,16 +200,19 @@ def _radix_sort(keys, n, want_keys):
     # written by every pass but the last (and by the last too when they are wanted).
     key_writes = passes - 1 + (1 if want_keys else 0)
     kbufs = [tack.field(keys.dtype, (n,)) for _ in range(min(key_writes, 2))]
-    slots = _common.scratch.get("sort-slots", tack.i32, _RADIX * nchunks)
+    rows = _common.scratch.get("sort-rows", tack.i32, _RADIX * nchunks)
+    table = _common.scratch.get("sort-table", tack.i32, _RADIX * nchunks)
     src_keys, src_perm = keys, perm
     for p in range(passes):
         shift = 8 * p
         out = (passes - 1 - p) % 2
         write_keys = p < passes - 1 or want_keys
         okeys = kbufs[out % len(kbufs)] if write_keys else src_keys
-        _count_digits(src_keys, slots, base, shift, n, chunk, nchunks)
-        scan_in_place(slots, _RADIX * nchunks)
-        _scatter(src_keys, src_perm, okeys, perms[out], slots, base, shift, n, chunk, nchunks,
+        _count_digits(src_keys, rows, base, shift, n, chunk, nchunks)
+        _rows_to_table(rows, table, nchunks)
+        scan_in_place(table, _RADIX * nchunks)
+        _table_to_rows(table, rows, nchunks)
+        _scatter(src_keys, src_perm, okeys, perms[out], rows, base, shift, n, chunk, nchunks,
                  1 if p == 0 else 0, 1 if write_keys else 0)
         src_keys, src_perm = okeys, perms[out]
     return perm, (src_keys if want_keys else None)
