@@ -6,9 +6,10 @@ serial once the totals fit one chunk), then each chunk rescans its elements from
 The scan runs in the output's dtype: when the input's dtype differs, the input is first copied
 (converted on store) into the output and scanned there in place.
 
-Chunks hold at least 512 elements, so up to 512 elements the sums are formed in np.cumsum's
-order and match it bit for bit; past one chunk, a chunk starts from the sum of the earlier
-chunks' totals. The plan depends on n alone: floating results are the same on every run and
+Chunks hold at least 4096 elements (below that one serial launch is cheaper than three), so
+up to 4096 elements the sums are formed in np.cumsum's order and match it bit for bit (the
+contract promises 512); past one chunk, a chunk starts from the sum of the earlier chunks'
+totals. The plan depends on n alone: floating results are the same on every run and
 every backend for a given n, integer results are exact (modulo the output's width).
 """
 
@@ -17,7 +18,7 @@ import tack
 from . import _common
 from .copy import copy as _copy
 
-_MIN_CHUNK = 512
+_MIN_CHUNK = 4096
 _MAX_CHUNKS = 1024
 
 
