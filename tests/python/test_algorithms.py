@@ -135,6 +135,12 @@ def test_empty_inputs(backend):
             histogram(f, bins=3, n=n)
 
 
+def test_vector_fields_reduce_over_all_components(backend):
+    v = tack.Vector.field(3, tack.f32, (4,))
+    v.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    assert norm(v, 1) == 66.0 and count_nonzero(v) == 11 and absmax(v) == 11.0
+
+
 def test_quoted_accumulator_rules(backend):
     big = field(np.full(1, 100_000, dtype=np.int32))
     assert dot(big, big) == 1410065408.0  # the i32 product wraps

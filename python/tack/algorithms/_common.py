@@ -28,8 +28,9 @@ def count(name, n, *fields):
 
 
 def flat(f):
-    """A 1-D view of `f` (flat, row-major order), so kernels index elements 0..size-1."""
-    return f if len(f.shape) == 1 else f.reshape(f.size)
+    """A 1-D scalar view of `f` (flat, row-major order), so kernels index elements 0..size-1.
+    A vector or matrix field's view covers every component (C31)."""
+    return f if len(f.shape) == 1 and not f.vector_n else f.reshape(f.size)
 
 
 def plan(n, min_chunk, max_chunks):
