@@ -20,8 +20,8 @@ from .copy import copy as _copy
 _MIN_CHUNK = 4096
 _MAX_CHUNKS = 256
 
-# Term kinds for _sum_terms.
-_SQUARE, _ABS, _PRODUCT, _DEVIATION = 0, 1, 2, 3
+# _term's kinds are literals at every call of _chunk_sum, so inlining folds the branches away:
+# 0 x*x, 1 |x|, 2 a*b, 3 (x - mean)^2.
 
 
 @tack.func
@@ -40,34 +40,59 @@ def _term(a, b, i, kind, mean):
     return t
 
 
+@tack.func
+def _chunk_sum(a, b, kind, mean, start, end):
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    s4 = 0.0
+    s5 = 0.0
+    s6 = 0.0
+    s7 = 0.0
+    j = start
+    while j + 8 <= end:
+        s0 = s0 + _term(a, b, j, kind, mean)
+        s1 = s1 + _term(a, b, j + 1, kind, mean)
+        s2 = s2 + _term(a, b, j + 2, kind, mean)
+        s3 = s3 + _term(a, b, j + 3, kind, mean)
+        s4 = s4 + _term(a, b, j + 4, kind, mean)
+        s5 = s5 + _term(a, b, j + 5, kind, mean)
+        s6 = s6 + _term(a, b, j + 6, kind, mean)
+        s7 = s7 + _term(a, b, j + 7, kind, mean)
+        j += 8
+    while j < end:
+        s0 = s0 + _term(a, b, j, kind, mean)
+        j += 1
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+
+
 @tack.kernel
-def _sum_terms(a, b, acc, kind, mean, n, chunk, nchunks):
+def _sum_squares(a, acc, n, chunk, nchunks):
     for c in range(nchunks):
         start = c * chunk
-        end = min(start + chunk, n)
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        s4 = 0.0
-        s5 = 0.0
-        s6 = 0.0
-        s7 = 0.0
-        j = start
-        while j + 8 <= end:
-            s0 = s0 + _term(a, b, j, kind, mean)
-            s1 = s1 + _term(a, b, j + 1, kind, mean)
-            s2 = s2 + _term(a, b, j + 2, kind, mean)
-            s3 = s3 + _term(a, b, j + 3, kind, mean)
-            s4 = s4 + _term(a, b, j + 4, kind, mean)
-            s5 = s5 + _term(a, b, j + 5, kind, mean)
-            s6 = s6 + _term(a, b, j + 6, kind, mean)
-            s7 = s7 + _term(a, b, j + 7, kind, mean)
-            j += 8
-        while j < end:
-            s0 = s0 + _term(a, b, j, kind, mean)
-            j += 1
-        tack.atomic_add(acc, 0, ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)))
+        tack.atomic_add(acc, 0, _chunk_sum(a, a, 0, 0.0, start, min(start + chunk, n)))
+
+
+@tack.kernel
+def _sum_abs(a, acc, n, chunk, nchunks):
+    for c in range(nchunks):
+        start = c * chunk
+        tack.atomic_add(acc, 0, _chunk_sum(a, a, 1, 0.0, start, min(start + chunk, n)))
+
+
+@tack.kernel
+def _sum_products(a, b, acc, n, chunk, nchunks):
+    for c in range(nchunks):
+        start = c * chunk
+        tack.atomic_add(acc, 0, _chunk_sum(a, b, 2, 0.0, start, min(start + chunk, n)))
+
+
+@tack.kernel
+def _sum_deviations(a, mean, acc, n, chunk, nchunks):
+    for c in range(nchunks):
+        start = c * chunk
+        tack.atomic_add(acc, 0, _chunk_sum(a, a, 3, mean, start, min(start + chunk, n)))
 
 
 @tack.kernel
@@ -143,11 +168,12 @@ def _read(acc):
     return acc.to_numpy()[0]
 
 
-def _sum(kind, a, b, n, mean=0.0):
+def _sum(kernel, *args, n):
+    """Run one of the _sum_* kernels over n elements; the f32 total (NumPy float32)."""
     acc = _accumulator(tack.f32)
     if n:
         chunk, nchunks = _common.plan(n, _MIN_CHUNK, _MAX_CHUNKS)
-        _sum_terms(a, b, acc, kind, mean, n, chunk, nchunks)
+        kernel(*args, acc, n, chunk, nchunks)
     return _read(acc)
 
 
@@ -173,7 +199,7 @@ def var(data, n=None):
         return np.float32(np.nan)
     data = _common.flat(data)
     mean = _prefix(data, n).sum() / n
-    acc = _sum(_DEVIATION, data, data, n, _float_scalar(mean, data))
+    acc = _sum(_sum_deviations, data, _float_scalar(mean, data), n=n)
     return np.float32(acc / np.float32(n))
 
 
@@ -189,9 +215,9 @@ def norm(data, ord=2, n=None):
     n = _common.count("norm", n, data)
     data = _common.flat(data)
     if ord == 1:
-        return float(_sum(_ABS, data, data, n))
+        return float(_sum(_sum_abs, data, n=n))
     if ord == 2:
-        return math.sqrt(_sum(_SQUARE, data, data, n))
+        return math.sqrt(_sum(_sum_squares, data, n=n))
     return absmax(data, n)
 
 
@@ -220,7 +246,7 @@ def dot(a, b, n=None):
     """sum(a[i] * b[i]) over the first n elements (default a.size), products in the inputs'
     type, accumulated in f32."""
     n = _common.count("dot", n, a, b)
-    return float(_sum(_PRODUCT, _common.flat(a), _common.flat(b), n))
+    return float(_sum(_sum_products, _common.flat(a), _common.flat(b), n=n))
 
 
 def histogram(data, bins=10, range=None, n=None):
