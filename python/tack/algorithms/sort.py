@@ -28,6 +28,7 @@ _OPS = {"sum": 0, "min": 1, "max": 2}
 _MIN_CHUNK = 16384
 _MAX_CHUNKS = 256
 _RADIX = 256
+_MAX_KEYS = 2**31 - 1
 
 
 @tack.kernel
@@ -184,6 +185,8 @@ def _spread(keys, n, chunk, nchunks):
 
 def _radix_sort(keys, n, want_keys):
     """(permutation, sorted keys or None) of the first n keys of a 1-D key field, n > 0."""
+    if n > _MAX_KEYS:
+        raise ValueError(f"sorting {n} keys: at most 2**31 - 1 (the permutation is i32)")
     chunk, nchunks = _common.plan(n, _MIN_CHUNK, _MAX_CHUNKS)
     base, spread = _spread(keys, n, chunk, nchunks)
     passes = (spread.bit_length() + 7) // 8
