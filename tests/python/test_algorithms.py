@@ -252,6 +252,27 @@ def test_float_scans_are_deterministic_and_match_cumsum_to_4096(backend):
         np.testing.assert_array_equal(head.to_numpy(), np.cumsum(x[:n]))
 
 
+def test_float_results_do_not_depend_on_the_thread_count(tmp_path):
+    """Chunk plans depend on n alone (C29: threading variables never change results)."""
+    code = (
+        "import hashlib, numpy as np, tack\n"
+        "from tack.algorithms import inclusive_scan\n"
+        "x = np.random.default_rng(5).standard_normal(300_001).astype(np.float32)\n"
+        "src = tack.field(tack.f32, x.size); src.from_numpy(x)\n"
+        "dst = tack.field(tack.f32, x.size)\n"
+        "inclusive_scan(src, dst, x.size)\n"
+        "print(hashlib.sha256(dst.to_numpy().tobytes()).hexdigest())\n"
+    )
+    outs = set()
+    for threads in ("1", "2", "3"):
+        env = python_env()
+        env["TACK_CPU_THREADS"] = threads
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+        outs.add(out.stdout)
+    assert len(outs) == 1
+
+
 @pytest.mark.skipif(len(BACKENDS) < 2, reason="needs two backends")
 def test_integer_results_identical_on_every_backend():
     rng = np.random.default_rng(8)
