@@ -19,7 +19,8 @@ from . import _common
 from .copy import copy as _copy
 
 _MIN_CHUNK = 4096
-_MAX_CHUNKS = 1024
+# Up to 16384 chunks: as fast as 1024 on CPUs and PoCL, and 16x the threads on a GPU.
+_MAX_CHUNKS = 16384
 
 
 @tack.kernel

@@ -18,7 +18,7 @@ from . import _common
 from .copy import copy as _copy
 
 _MIN_CHUNK = 4096
-_MAX_CHUNKS = 256
+_MAX_CHUNKS = 16384  # as for the scans: many chunks cost a CPU nothing and feed a GPU
 
 # _term's kinds are literals at every call of _chunk_sum, so inlining folds the branches away:
 # 0 x*x, 1 |x|, 2 a*b, 3 (x - mean)^2.
