@@ -135,10 +135,13 @@ def test_empty_inputs(backend):
             histogram(f, bins=3, n=n)
 
 
-def test_vector_fields_reduce_over_all_components(backend):
+def test_vector_and_matrix_fields_reduce_over_all_components(backend):
     v = tack.Vector.field(3, tack.f32, (4,))
     v.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
     assert norm(v, 1) == 66.0 and count_nonzero(v) == 11 and absmax(v) == 11.0
+    m = tack.Matrix.field(2, 2, tack.f32, (3,))
+    m.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 2, 2))
+    assert norm(m, 1) == 66.0 and count_nonzero(m) == 11
 
 
 def test_quoted_accumulator_rules(backend):

@@ -30,7 +30,7 @@ def count(name, n, *fields):
 def flat(f):
     """A 1-D scalar view of `f` (flat, row-major order), so kernels index elements 0..size-1.
     A vector or matrix field's view covers every component (C31)."""
-    return f if len(f.shape) == 1 and not f.vector_n else f.reshape(f.size)
+    return f if len(f.shape) == 1 and not f.element_shape else f.reshape(f.size)
 
 
 def plan(n, min_chunk, max_chunks):
