@@ -66,29 +66,16 @@ class _StubModule(types.ModuleType):
 
 def _real_shims():
     """Public-compatible names under the Python implementation's module paths."""
-    from tack import _kernels
-
+    dtypes = (tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64,
+              tack.f32, tack.f64)
     return {
         "tack.lang.source_validation": {"UnsupportedSyntaxError": tack.UnsupportedSyntaxError},
-        "tack.lang.types": {
-            t.name: t
-            for t in (
-                tack.i8,
-                tack.u8,
-                tack.i16,
-                tack.u16,
-                tack.i32,
-                tack.u32,
-                tack.i64,
-                tack.u64,
-                tack.f32,
-                tack.f64,
-            )
-        },
+        "tack.lang.types": {t.name: t for t in dtypes},
         "tack.lang.func": {"Func": tack.Func},
+        # The classes of our scalar constants, whatever module defines them.
         "tack.lang.constant": {
-            "FloatConstant": _kernels.ConstantFloat,
-            "IntConstant": _kernels.ConstantInt,
+            "FloatConstant": type(tack.constant(1.0)),
+            "IntConstant": type(tack.constant(1)),
         },
     }
 
