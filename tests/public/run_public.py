@@ -9,7 +9,9 @@ hang costs one file) and writes a markdown table of passed / failed / errors / s
 file, with the first line of each failure, to OUT.md.
 
 The package under test is TACK_PACKAGE_PATH (a folder holding `tack/`), default this
-repository's python/. The checkout's own packages/*/src never goes on the path.
+repository's python/. The checkout's own packages/*/src never goes on the path, unless named in
+TACK_PUBLIC_EXTRA_PATH (appended after our package: e.g. CHECKOUT/packages/tack-vis/src to run
+the tack-vis tests on top of our core; its `tack/__init__.py` is shadowed by ours).
 """
 
 import argparse
@@ -29,7 +31,8 @@ FILE_TIMEOUT_S = int(os.environ.get("TACK_PUBLIC_FILE_TIMEOUT", "900"))
 def _env():
     package = os.environ.get("TACK_PACKAGE_PATH", str(ROOT / "python"))
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([package, str(HERE)])
+    extra = os.environ.get("TACK_PUBLIC_EXTRA_PATH", "")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [package, str(HERE), extra] if p)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave the checkout as it was
     env.pop("TACK_NO_REINIT", None)
     env.setdefault("TACK_CACHE_DIR", tempfile.mkdtemp(prefix="tack-public-cache-"))

@@ -68,15 +68,43 @@ def test_copy_is_the_function_and_copy_with_offset_its_module(backend):
     assert dst.to_numpy().tolist() == [0, 0, 0, 1, 2, 0]
 
 
+def _run_with_extra_path(tmp_path, code):
+    env = python_env()
+    env["PYTHONPATH"] += os.pathsep + str(tmp_path)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+
 def test_the_package_path_is_extensible(tmp_path):
     extra = tmp_path / "tack" / "algorithms"
     extra.mkdir(parents=True)
     (extra / "plugin_worklet.py").write_text("VALUE = 42\n")
-    env = python_env()
-    env["PYTHONPATH"] += os.pathsep + str(tmp_path)
-    code = "from tack.algorithms.plugin_worklet import VALUE; print(VALUE)"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = _run_with_extra_path(
+        tmp_path, "from tack.algorithms.plugin_worklet import VALUE; print(VALUE)")
     assert out.stdout.strip() == "42", out.stderr
+
+
+def test_worklets_of_other_distributions_are_reexported(tmp_path):
+    extra = tmp_path / "tack" / "algorithms"
+    extra.mkdir(parents=True)
+    (extra / "flying_edges.py").write_text(
+        "def flying_edges(): return 'fe'\n"
+        "def flying_edges_multiblock(): return 'mb'\n"
+        "class UniformGrid: pass\n"
+        "class MCTables: pass\n")
+    broken = "import tack\n\n@tack.no_such_decorator\ndef compute_normals(): pass\n"
+    (extra / "compute_normals.py").write_text(broken)
+    code = (
+        "import tack.algorithms.flying_edges\n"
+        "import tack.algorithms as a\n"
+        "from tack.algorithms import flying_edges, var\n"
+        "print(flying_edges(), 'flying_edges' in a.__all__, 'compute_normals' in a.__all__)\n"
+        "try:\n"
+        "    from tack.algorithms import compute_normals\n"
+        "except ImportError as e:\n"
+        "    print('unavailable', 'no_such_decorator' in str(e))\n"
+    )
+    out = _run_with_extra_path(tmp_path, code)
+    assert out.stdout.split() == ["fe", "True", "False", "unavailable", "True"], out.stderr
 
 
 # --- statistics (C31, C32) ------------------------------------------------------------------

@@ -2,11 +2,18 @@
 written as Tack kernels, so every backend runs them (CONTRACT C31-C35).
 
 `import tack` does not load this package: `from tack.algorithms import var`, or
-`import tack.algorithms` first. Other distributions add their own modules here (tack-vis
-ships `tack/algorithms/flying_edges.py` and others): the package path is extended with every
-`tack/algorithms` folder on sys.path.
+`import tack.algorithms` first.
+
+Other distributions add modules here (tack-vis ships `tack/algorithms/flying_edges.py` and
+others): the package path is extended with every `tack/algorithms` folder on the path, and
+since only this `__init__` ever runs, it re-exports their worklets when they are present, so
+`from tack.algorithms import flying_edges` gives the function. A worklet module that is present
+but cannot be imported (a missing dependency or core feature) leaves the core algorithms usable;
+its names raise ImportError, with the reason, when used.
 """
 
+import importlib
+import importlib.util
 from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)
@@ -23,3 +30,35 @@ __all__ = [
     "gather", "histogram", "inclusive_scan", "norm", "reduce_by_key", "sort_by_key", "std",
     "unique", "var",
 ]
+
+# Worklet modules of other distributions and the names each contributes (tack-vis).
+_WORKLETS = {
+    "cell_to_point": ("cell_to_point",),
+    "compute_normals": ("compute_normals",),
+    "flying_edges": ("MCTables", "UniformGrid", "flying_edges", "flying_edges_multiblock"),
+}
+_unavailable = {}
+
+
+def _reexport_worklets():
+    for module, names in _WORKLETS.items():
+        qualified = f"{__name__}.{module}"
+        if importlib.util.find_spec(qualified) is None:
+            continue
+        try:
+            loaded = importlib.import_module(qualified)
+        except (ImportError, AttributeError) as e:
+            _unavailable.update(dict.fromkeys(names, f"{qualified}: {type(e).__name__}: {e}"))
+            continue
+        for name in names:
+            globals()[name] = getattr(loaded, name)
+            __all__.append(name)
+
+
+def __getattr__(name):
+    if name in _unavailable:
+        raise ImportError(f"tack.algorithms.{name} is unavailable: {_unavailable[name]}")
+    raise AttributeError(f"module 'tack.algorithms' has no attribute {name!r}")
+
+
+_reexport_worklets()
