@@ -13,7 +13,13 @@ and converts arguments and exceptions. Parsing, type checking, code generation a
 are the C++ core's (the `_tack` extension).
 """
 
-from . import _tack, math
+from pkgutil import extend_path
+
+# Other distributions (tack-vis, tack-rendering) add modules under tack/: every `tack` folder
+# on sys.path is part of this package.
+__path__ = extend_path(__path__, __name__)
+
+from . import _tack, math  # noqa: E402
 from ._devices import cpu, cuda, device, hip, init, level_zero, metal, opencl, sync
 from ._errors import UnsupportedSyntaxError
 from ._fields import (

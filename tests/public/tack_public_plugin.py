@@ -1,0 +1,179 @@
+"""pytest plugin that runs the public Tack test suite against this package.
+
+Loaded with `-p tack_public_plugin` by scripts/public_tests.sh, in place of the public
+checkout's root conftest.py (which --confcutdir keeps pytest from reading). It provides:
+
+- the backend fixtures the public tests take (`backend`, `f64_backend`, `reduction_backend`,
+  `workgroup_backend`), each parametrized over the backends this build has that initialize
+  here, filtered by the declared capabilities (never by name). Each re-inits its backend and
+  returns the name string, because public tests compare `backend == "cpu"`;
+- module shims for the few internal names public-API tests import (PUBLIC-TESTS.md section 5):
+  `tack.lang.source_validation.UnsupportedSyntaxError` is our class, `tack.lang.func.Func` our
+  Func, `tack.lang.constant.{Float,Int}Constant` our constant types, `tack.lang.types.<dtype>` our
+  dtypes, and `Kernel.get_ir()` /
+  `.func` exist. Any other `tack.lang.*`, `tack.codegen.*` or missing `tack.runtime.*` module is a
+  stub whose attributes raise when used, so files that import internals at module top still
+  collect; the tests that use those internals then fail and are counted as "internal".
+"""
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import types
+
+import pytest
+
+import tack
+
+STUB_PREFIXES = ("tack.lang", "tack.codegen", "tack.runtime.")
+
+
+class InternalStub:
+    """Stands for an internal of the Python implementation; any use raises."""
+
+    def __init__(self, qualname):
+        self._qualname = qualname
+        self.__name__ = self.__qualname__ = qualname.rpartition(".")[2]
+
+    def _refuse(self, *args, **kwargs):
+        raise NotImplementedError(f"{self._qualname} is an internal of the Python implementation")
+
+    __call__ = _refuse
+    __iter__ = _refuse
+    __int__ = _refuse
+    __index__ = _refuse
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return InternalStub(f"{self._qualname}.{name}")
+
+    def __mro_entries__(self, bases):
+        # `class X(StubbedBase)` at module top: derive from object instead.
+        return (object,)
+
+    def __repr__(self):
+        return f"<internal stub {self._qualname}>"
+
+
+class _StubModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return InternalStub(f"{self.__name__}.{name}")
+
+
+def _real_shims():
+    """Public-compatible names under the Python implementation's module paths."""
+    dtypes = (tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64,
+              tack.f32, tack.f64)
+    return {
+        "tack.lang.source_validation": {"UnsupportedSyntaxError": tack.UnsupportedSyntaxError},
+        "tack.lang.types": {t.name: t for t in dtypes},
+        "tack.lang.func": {"Func": tack.Func},
+        # The classes of our scalar constants, whatever module defines them.
+        "tack.lang.constant": {
+            "FloatConstant": type(tack.constant(1.0)),
+            "IntConstant": type(tack.constant(1)),
+        },
+    }
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Last on sys.meta_path: answers only for modules our package does not have."""
+
+    def __init__(self):
+        self._shims = _real_shims()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith(STUB_PREFIXES) and fullname not in ("tack.lang", "tack.codegen"):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        module = _StubModule(spec.name)
+        module.__path__ = []
+        module.__dict__.update(self._shims.get(spec.name, {}))
+        return module
+
+    def exec_module(self, module):
+        parent, _, child = module.__name__.rpartition(".")
+        if parent in sys.modules:
+            setattr(sys.modules[parent], child, module)
+
+
+def _dummy_args(kernel):
+    return [tack.field(tack.f32, (1,)) for _ in kernel.params]
+
+
+def _get_ir(self, **_):
+    """Public tests call get_ir() to trigger frontend errors: validate and raise, or return
+    the typed IR text for one-element f32 fields."""
+    return tack.inspect(self, *_dummy_args(self), mode="ir")
+
+
+def _install_shims():
+    sys.meta_path.append(_StubFinder())
+    unwrapped = property(lambda self: self.__wrapped__)
+    tack.Kernel.func = unwrapped
+    tack.Kernel.get_ir = _get_ir
+    tack.Func.func = unwrapped
+
+
+_install_shims()
+
+
+def _probe_backends():
+    usable, excluded = {}, {}
+    for name in tack._tack._available_backends():
+        try:
+            usable[name] = tack.init(name)
+        except (ImportError, RuntimeError, OSError, AttributeError) as e:
+            excluded[name] = str(e)
+    tack.init(tack.cpu)
+    only = os.environ.get("TACK_PUBLIC_BACKENDS")
+    if only:
+        wanted = only.split(",")
+        usable = {n: d for n, d in usable.items() if n in wanted}
+    return usable, excluded
+
+
+BACKENDS, EXCLUDED = _probe_backends()
+
+CAPABILITIES = {
+    "backend": lambda d: True,
+    "f64_backend": lambda d: d.supports_f64,
+    "reduction_backend": lambda d: d.supports_device_reductions,
+    "workgroup_backend": lambda d: d.supports_workgroups,
+}
+
+
+def pytest_report_header(config):
+    lines = [f"tack package: {os.path.dirname(tack.__file__)}"]
+    lines.append(f"tack backends: {', '.join(BACKENDS)}")
+    lines += [f"tack backend excluded: {name}: {why}" for name, why in EXCLUDED.items()]
+    return lines
+
+
+def pytest_generate_tests(metafunc):
+    for fixture, wants in CAPABILITIES.items():
+        if fixture in metafunc.fixturenames and fixture not in metafunc.definition.module.__dict__:
+            names = [n for n, d in BACKENDS.items() if wants(d)]
+            metafunc.parametrize(fixture, names, indirect=True)
+
+
+def _activate(request):
+    tack.init(getattr(tack, request.param))
+    return request.param
+
+
+backend = pytest.fixture(_activate, name="backend")
+f64_backend = pytest.fixture(_activate, name="f64_backend")
+reduction_backend = pytest.fixture(_activate, name="reduction_backend")
+workgroup_backend = pytest.fixture(_activate, name="workgroup_backend")
+
+
+@pytest.fixture(autouse=True)
+def _no_reinit_flag(monkeypatch):
+    monkeypatch.delenv("TACK_NO_REINIT", raising=False)
