@@ -98,10 +98,20 @@ void Lowerer::lower_assign(const ast::Assign& s, ir::Block& out) {
             return lower_tuple_assign(*t, *s.value, out);
         }
     }
-    if (array_binding(*s.value)) {
-        fail(ErrorKind::UnsupportedSyntax,
-             "arrays are storage, not values: '" + dotted(*s.value) + "' cannot be assigned",
-             s.value->range);
+    if (const Binding* a = array_binding(*s.value)) {
+        // `alias = data`: another name for the same field (Python binds, it does not copy).
+        const auto* n = s.targets.size() == 1 ? s.targets[0]->as<ast::Name>() : nullptr;
+        auto it = n ? scope_->names.find(n->id) : scope_->names.end();
+        bool fresh = n && (it == scope_->names.end() || it->second.kind == Binding::Kind::Dead ||
+                           it->second.kind == Binding::Kind::Array);
+        if (!fresh) {
+            fail(ErrorKind::UnsupportedSyntax,
+                 "arrays are storage, not values: '" + dotted(*s.value) +
+                     "' can only be given another name (alias = field), not stored",
+                 s.value->range);
+        }
+        scope_->names[n->id] = *a;
+        return;
     }
     bool weak = is_weak(*s.value);
     Hint hint = s.targets.size() == 1 ? target_hint(*s.targets[0]) : std::nullopt;

@@ -592,7 +592,7 @@ void Validator::target(const Expr& t) {
     } else if (auto* s = t.as<Subscript>()) {
         expr(*s->value);
         for (const auto& i : s->indices)
-            expr(*i);
+            if (!i->as<NoneLit>()) expr(*i);  // `field[None] = v` writes a 0-d field
     } else if (auto* a = t.as<Attribute>()) {
         auto dotted = dotted_name(t);
         if (dotted && !names_.binds(dotted->substr(0, dotted->find('.'))))

@@ -549,3 +549,32 @@ def test_mismatched_shapes_are_rejected_with_both_shapes(tmp_path, body, message
     with pytest.raises(tack.UnsupportedSyntaxError, match=message) as info:
         mod.bad(m, v, out, 2)
     assert "bad_kernel.py" in str(info.value) and "line" in str(info.value)
+
+
+# ---- 0-d fields and field aliases ---------------------------------------------------------------
+
+
+@tack.kernel
+def _zero_d_and_alias(counter, data, out, n):
+    for i in range(n):
+        alias = data  # another name for the same field
+        out[i] = alias[i] * 2.0
+        tack.atomic_add(counter, 0, 1)
+
+
+@tack.kernel
+def _zero_d_store(c):
+    for _ in range(1):
+        c[None] = c[None] + 5
+        c[None] += 1
+
+
+def test_zero_d_fields_and_aliases(backend):
+    c = tack.field(tack.i32, shape=())
+    d = tack.field(tack.f32, (4,))
+    d.from_numpy(np.arange(4, dtype=np.float32))
+    out = tack.field(tack.f32, (4,))
+    _zero_d_and_alias(c, d, out, 4)
+    np.testing.assert_array_equal(out.to_numpy(), np.arange(4) * 2.0)
+    _zero_d_store(c)
+    assert c[None] == 4 + 5 + 1
