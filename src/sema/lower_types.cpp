@@ -74,7 +74,7 @@ bool LocalTypes::settle() {
         // A local that only ever holds weak literals takes the kernel's float type: f64 when
         // an f64 field is an argument (the B2 rule for float scalars), else f32.
         DType t = joined ? *joined : default_float_;
-        if (weak && !is_float(t)) t = default_float_;
+        if (weak && !is_float(t)) t = f32;  // an integer local that also gets a weak float
         auto used = used_.find(key);
         if (used == used_.end() || used->second != t) changed = true;
         settled_[key] = t;

@@ -106,6 +106,8 @@ class Validator {
     void find_parallel_loop();
     SourceRange def_range() const;
     bool g7_return(const Return& r) const;
+    void no_tuple(const Expr& e);
+    void operand_checks(const Expr& e);
 
     // ---- statements ----
     void block(const StmtList& body) {
@@ -280,6 +282,7 @@ void Validator::expr_stmt(const ExprStmt& s) {
 void Validator::assign(const Assign& s) {
     bool unpacked = std::all_of(s.targets.begin(), s.targets.end(),
                                 [](const ExprPtr& t) { return t->as<Tuple>() || t->as<List>(); });
+    if (!unpacked && s.value->as<Tuple>()) no_tuple(*s.value);
     value(*s.value, unpacked ? Use::Unpacked : Use::Value);
     auto* source = s.value->as<Name>();
     if (source && arrays_.count(source->id)) {
@@ -460,7 +463,54 @@ void Validator::value(const Expr& e, Use use) {
     expr(e);
 }
 
+// Errors that need no argument types, so `tackc check` reports them (issue 12): a tuple as an
+// operand, `@` of two scalar literals, a non-literal shape index, float range() bounds, an
+// attribute no value has.
+void Validator::no_tuple(const Expr& e) {
+    if (e.as<Tuple>())
+        reject("Tuple", e.range,
+               "a tuple is not a value here (only as an assignment's or return's value list); "
+               "write a vector as tack.Vector([...]) or [...]");
+}
+
+void Validator::operand_checks(const Expr& e) {
+    if (auto* b = e.as<Binary>()) {
+        no_tuple(*b->lhs);
+        no_tuple(*b->rhs);
+        auto literal = [](const Expr& x) {
+            return x.as<IntLit>() || x.as<FloatLit>() || x.as<BoolLit>();
+        };
+        if (b->op == BinaryOp::MatMul && literal(*b->lhs) && literal(*b->rhs))
+            reject("MatMult", e.range,
+                   "operator @ multiplies matrices and vectors, not two scalars; use '*'");
+    } else if (auto* u = e.as<Unary>()) {
+        no_tuple(*u->operand);
+    } else if (auto* c = e.as<Compare>()) {
+        for (const auto& o : c->operands)
+            no_tuple(*o);
+    } else if (auto* x = e.as<IfExp>()) {
+        no_tuple(*x->then_value);
+        no_tuple(*x->else_value);
+        no_tuple(*x->cond);
+    } else if (auto* s = e.as<Subscript>()) {
+        auto* attr = s->value->as<Attribute>();
+        if (attr && attr->attr == "shape" && attr->value->as<Name>() && s->indices.size() == 1) {
+            const Expr& k = *s->indices[0];
+            const Expr* lit = &k;
+            if (auto* neg = k.as<Unary>(); neg && neg->op == UnaryOp::Neg) lit = neg->operand.get();
+            bool constant = lit->as<IntLit>();
+            if (auto dn = dotted_name(*lit); dn && !names_.binds(*dn))
+                constant = env_.resolve(*dn).kind == Resolution::Kind::Constant;
+            if (!constant)
+                reject("Subscript", e.range,
+                       "x.shape[k] needs an integer literal (or a tack.constant) k; a dimension "
+                       "chosen at run time is not supported");
+        }
+    }
+}
+
 void Validator::expr(const Expr& e) {
+    operand_checks(e);
     switch (e.kind) {
         case ExprKind::Name:
             return name(*e.as<Name>());
@@ -533,6 +583,12 @@ void Validator::attribute(const Attribute& a) {
     if (dotted) {
         std::string root = dotted->substr(0, dotted->find('.'));
         if (!names_.binds(root) && !ended_.count(root)) return external(*dotted, a.range);
+    }
+    if (!is_value_attribute(a.attr)) {
+        reject("Attribute", a.range,
+               "'" + a.attr +
+                   "' is not an attribute of any kernel value (fields have .shape and .size, "
+                   "vectors .x .y .z .w and methods such as .norm())");
     }
     expr(*a.value);
 }
@@ -669,6 +725,14 @@ void Validator::builtin_call(const Call& c, const builtins::Builtin& b, Use use)
     for (const auto& a : c.args) {
         if (b.category == builtins::Category::Print && a->as<StrLit>()) continue;  // labels
         expr(*a);
+    }
+    if (b.category == builtins::Category::Range) {
+        for (const auto& a : c.args) {
+            const Expr* x = a.get();
+            if (auto* neg = x->as<Unary>()) x = neg->operand.get();
+            if (x->as<FloatLit>())
+                reject("Call", a->range, name + " bounds must be integers, not floats");
+        }
     }
     if (b.name == "range" && n == 3 && is_literal_nonpositive_step(*c.args[2]))
         reject(python_class_name(*c.args[2]), c.args[2]->range, "range() step must be positive");

@@ -38,6 +38,10 @@ struct Callee {
     FuncRef func;
     std::string why;
 };
+/// Whether some kernel value has attribute `name`: a field's shape/size, a vector component
+/// (.x .y .z .w) or a vector/matrix/texture method.
+bool is_value_attribute(std::string_view name);
+
 Callee resolve_callee(const frontend::Expr& func, const FunctionNames& names,
                       const Environment& env);
 

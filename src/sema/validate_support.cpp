@@ -315,4 +315,11 @@ Callee resolve_callee(const Expr& func, const FunctionNames& names, const Enviro
     return c;
 }
 
+bool is_value_attribute(std::string_view name) {
+    static constexpr std::array<std::string_view, 6> kAttributes = {"shape", "size", "x",
+                                                                    "y",     "z",    "w"};
+    return std::find(kAttributes.begin(), kAttributes.end(), name) != kAttributes.end() ||
+           std::find(kMethods.begin(), kMethods.end(), name) != kMethods.end();
+}
+
 }  // namespace tack::sema

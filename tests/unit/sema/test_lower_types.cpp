@@ -174,7 +174,11 @@ TEST(LowerTypes, LocalJoinsAllAssignedTypes) {
     auto w = lower_source(kernel1("x, y", {"t = 0", "t = t + 0.5"}), {arr(i64), arr(f64)});
     EXPECT_EQ(local_type(w.kernel, "t"), f32);  // an integer local that gets a weak float
     auto a = lower_source(kernel1("x, y", {"t = 0.1"}), {arr(f64), arr(f64)});
-    EXPECT_EQ(local_type(a.kernel, "t"), f32);  // only weak values
+    // Only weak values: the kernel's float type, f64 beside f64 fields (the public Oct 2026
+    // float-literal rule), f32 otherwise.
+    EXPECT_EQ(local_type(a.kernel, "t"), f64);
+    auto b = lower_source(kernel1("x, y", {"t = 0.1", "t = t * 2.0"}), {arr(f32), arr(i32)});
+    EXPECT_EQ(local_type(b.kernel, "t"), f32);
     std::string err = lower_error(kernel1("x, y", {"t = x[i]", "t = y[i]"}), {arr(i8), arr(u64)});
     EXPECT_EQ(err,
               "TypeError: Kernel 'k': cannot assign a value of type u64 to a local that also "

@@ -261,6 +261,28 @@ inline std::vector<RejectCase> reject_cases() {
         {U + K +
          "loop iterable 'zip(x, out)' at line 6, column 21 is not range(...) or "
          "tack.ndrange(...)"});
+    // ---- errors that need no argument types (tackc check, issue 12) ----
+    add("tuple_as_operand", kernel_with("        out[i] = (1.0, 2.0) * x[i]\n"),
+        {U + K +
+         "unsupported Tuple at line 6, column 18: a tuple is not a value here (only as an "
+         "assignment's or return's value list); write a vector as tack.Vector([...]) or [...]"});
+    add("matmul_of_scalar_literals", kernel_with("        out[i] = 1.0 @ 2.0\n"),
+        {U + K +
+         "unsupported MatMult at line 6, column 18: operator @ multiplies matrices and vectors, "
+         "not two scalars; use '*'"});
+    add("shape_runtime_index", kernel_with("        out[i] = x.shape[n]\n"),
+        {U + K +
+         "unsupported Subscript at line 6, column 18: x.shape[k] needs an integer literal (or a "
+         "tack.constant) k; a dimension chosen at run time is not supported"});
+    add("range_float_bound",
+        kernel_with("        for j in range(0.5):\n            out[i] = x[i]\n"),
+        {U + K +
+         "unsupported Call at line 6, column 24: range() bounds must be integers, not floats"});
+    add("unknown_attribute", kernel_with("        out[i] = x.foo\n"),
+        {U + K +
+         "unsupported Attribute at line 6, column 18: 'foo' is not an attribute of any kernel "
+         "value (fields have .shape and .size, vectors .x .y .z .w and methods such as "
+         ".norm())"});
     // ---- return (A5, A20, G7) ----
     add("return_in_parallel_loop", kernel_with("        return\n"),
         {U + K + "unsupported Return at line 6, column 9: " + kKernelReturn});
