@@ -83,12 +83,15 @@ struct Field {
     nb::object owner;                // keeps wrapped memory alive (NumPy array, DLPack tensor)
     Array kernel;                    // what kernels receive: `array` viewed as elements of
                                      // elem_dims (CONTRACT A28); set by make_field
+    bool texture = false;            // a texture's private storage, shape (D, H, W) (A39)
 };
 
 void init_fields(nb::module_& m);
 nb::object make_field(Field f);
 /// The Field inside `h`, or nullptr when `h` is not a tack.Field.
 Field* field_ptr(nb::handle h);
+/// The private storage of a tack.texture3d object, or nullptr when `h` is not one.
+Field* texture_storage(nb::handle h);
 /// A contiguous host copy of the whole storage (NumPy array of the storage shape).
 nb::object storage_to_numpy(const Field& f);
 

@@ -155,6 +155,8 @@ void init_dtypes(nb::module_& m) {
         .def_prop_ro("is_float", [](const PyDType& d) { return is_float(d.dtype); })
         .def_prop_ro("is_signed", [](const PyDType& d) { return is_signed(d.dtype); })
         .def_prop_ro("tack_dtype", [](nb::handle self) { return nb::borrow(self); })
+        .def_prop_ro("numpy_dtype",
+                     [](const PyDType& d) { return numpy().attr("dtype")(numpy_name(d.dtype)); })
         .def_prop_ro("np",
                      [](const PyDType& d) { return numpy().attr("dtype")(numpy_name(d.dtype)); })
         .def("__call__", &dtype_call, nb::arg("value"))

@@ -298,7 +298,18 @@ std::string field_repr(const Field& f) {
 
 nb::object make_field(Field f) {
     f.kernel = f.elem_dims.empty() ? f.array : f.array.with_elements(f.elements, f.elem_dims);
+    if (f.texture) f.kernel = f.array.as_texture();
     return nb::cast(std::move(f));
+}
+
+namespace {
+PyObject* texture_type = nullptr;  // tack.texture3d's class, registered by tack/_textures.py
+}
+
+Field* texture_storage(nb::handle h) {
+    if (!texture_type || Py_TYPE(h.ptr()) != reinterpret_cast<PyTypeObject*>(texture_type))
+        return nullptr;
+    return field_ptr(h.attr("_storage"));
 }
 
 Field* field_ptr(nb::handle h) {
@@ -312,7 +323,35 @@ nb::object storage_to_numpy(const Field& f) {
     return read_into_numpy(f, f.shape);
 }
 
+// tack.texture3d's snapshot (CONTRACT A39): a private f32 copy of `source`, shape (D, H, W).
+nb::object texture_storage_of(const Field& source, int64_t w, int64_t h, int64_t d) {
+    if (source.array.dtype() != DType::f32) {
+        raise_python(PyExc_ValueError, std::string("tack.texture3d needs an f32 field, got tack.") +
+                                           name(source.array.dtype()));
+    }
+    if (w < 1 || h < 1 || d < 1 || w * h * d != source.array.size()) {
+        raise_python(PyExc_ValueError, "tack.texture3d shape (" + std::to_string(w) + ", " +
+                                           std::to_string(h) + ", " + std::to_string(d) +
+                                           ") covers " + std::to_string(w * h * d) +
+                                           " elements; the field has " +
+                                           std::to_string(source.array.size()) + " elements");
+    }
+    Field t;
+    {
+        nb::gil_scoped_release release;
+        t.array = source.array.copy().reshape(Shape{d, h, w});
+    }
+    t.shape = t.elements = Extents{d, h, w};
+    t.texture = true;
+    return make_field(std::move(t));
+}
+
 void init_fields(nb::module_& m) {
+    m.def("_texture_storage", &texture_storage_of);
+    m.def("_register_texture_type", [](nb::handle cls) {
+        Py_XINCREF(cls.ptr());
+        texture_type = cls.ptr();
+    });
     nb::class_<Field>(m, "Field", nb::is_weak_referenceable(),
                       "A typed n-dimensional array on a device (tack.field, tack.zeros, ...).")
         .def_prop_ro("shape", [](const Field& f) { return to_tuple(f.shape); })

@@ -58,6 +58,8 @@ class ArgPack {
             if (Field* f = field_ptr(args[i])) {
                 out[i].array = &f->kernel;
                 any_f64 |= f->array.dtype() == DType::f64;
+            } else if (Field* t = texture_storage(args[i])) {
+                out[i].array = &t->kernel;  // textures are f32 and never make floats f64 (B2)
             }
         }
         for (size_t i = 0; i < n_; ++i) {

@@ -70,6 +70,7 @@ from ._tack import (
     u32,
     u64,
 )
+from ._textures import Texture3D, texture3d
 
 Array = Field
 __version__ = _tack.__version__
@@ -89,5 +90,15 @@ __all__ = [
     "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip", "i8",
     "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
     "local_array_like", "math", "memory_space", "metal", "ndrange", "ones", "opencl", "select",
-    "shared", "shared_like", "sync", "thread_id", "u8", "u16", "u32", "u64", "zeros",
+    "shared", "shared_like", "sync", "Texture3D", "texture3d", "thread_id", "u8", "u16", "u32", "u64", "zeros",
 ]
+
+
+def __getattr__(name):
+    # tack.random imports NumPy (its host-side mirrors), so it loads on first use, keeping
+    # `import tack` cheap.
+    if name == "random":
+        import importlib
+
+        return importlib.import_module(".random", __name__)
+    raise AttributeError(f"module 'tack' has no attribute {name!r}")

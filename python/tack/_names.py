@@ -110,6 +110,11 @@ def resolver(fn):
                 obj = vars(obj)[part]
             except KeyError:
                 return ("other", f"'{part}', which module '{obj.__name__}' does not define")
-        return classify(obj)
+        answer = classify(obj)
+        if answer[0] == "other" and isinstance(obj, (int, float)) and not isinstance(obj, bool):
+            kind = "float" if isinstance(obj, float) else "int"
+            return ("other", f"a plain Python {kind} ({obj!r}); to read it in kernels, declare "
+                             f"it: {dotted} = tack.constant(...)")
+        return answer
 
     return resolve

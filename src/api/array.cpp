@@ -183,6 +183,17 @@ Array Array::reshape(const Shape& shape) const {
     Array view = *this;
     view.shape_ = shape;
     view.elem_rank_ = 0;
+    view.texture_ = false;
+    return view;
+}
+
+Array Array::as_texture() const {
+    if (dtype_ != DType::f32 || shape_.rank() != 3 || elem_rank_ != 0) {
+        throw ValueError("a texture views an f32 array of shape (D, H, W), got " +
+                         std::string(name(dtype_)) + " " + shape_.to_string());
+    }
+    Array view = *this;
+    view.texture_ = true;
     return view;
 }
 

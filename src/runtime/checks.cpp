@@ -40,6 +40,7 @@ sema::ArgType array_type(const Array& a) {
     const Shape& s = a.shape();
     if (a.elem_rank() >= 1) t.elem_rows = static_cast<int>(s[t.rank]);
     if (a.elem_rank() == 2) t.elem_cols = static_cast<int>(s[t.rank + 1]);
+    t.is_texture = a.is_texture();
     return t;
 }
 

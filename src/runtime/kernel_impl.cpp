@@ -47,7 +47,9 @@ bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg>
                 sig[i].rank != a.array->rank() - a.array->elem_rank()) {
                 return false;
             }
-            if (a.array->elem_rank() && !(sig[i] == array_type(*a.array))) return false;
+            if ((a.array->elem_rank() || a.array->is_texture() || sig[i].is_texture) &&
+                !(sig[i] == array_type(*a.array)))
+                return false;
         } else if (sig[i].is_array || sig[i].dtype != a.scalar.dtype) {
             return false;
         }

@@ -4,6 +4,7 @@
 //   entry     := dtype [ elems ] [ "[" ":" { "," ":" } "]" ]   (1 to 4 colons: the rank)
 //   elems     := "x" n [ "x" m ]        a field of n-vectors or n x m matrices: f32x3[:]
 //   a vector or matrix field with no dimensions (a 0-d field) is written f32x3[]
+//   `tex3d` is a 3-D f32 texture (tack.texture3d)
 //
 // Spaces are allowed between tokens. dtype is any name dtype_from_name accepts.
 
@@ -46,6 +47,12 @@ class SignatureParser {
                (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
             ++pos_;
         std::string_view word = text_.substr(start, pos_ - start);
+        if (word == "tex3d") {
+            ArgType tex;
+            tex.is_array = tex.is_texture = true;
+            tex.rank = 3;
+            return tex;
+        }
         std::string_view name = word.substr(0, word.find('x'));
         if (name.empty())
             bad_signature(text_, "expected a dtype at offset " + std::to_string(start));

@@ -102,6 +102,14 @@ Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want
     }
     // A method of a vector or matrix value: `v.dot(w)`, `a[i].inverse()`, `(a - b).norm()`.
     if (const auto* attr = e.func->as<ast::Attribute>()) {
+        if (const Binding* a = array_binding(*attr->value); a && a->texture) {
+            if (attr->attr != "sample") {
+                fail(ErrorKind::UnsupportedSyntax,
+                     "a texture has one method, sample(u, v, w), not '" + attr->attr + "'",
+                     e.range);
+            }
+            return lower_sample(e, *a, out);
+        }
         std::string root = n.substr(0, n.find('.'));
         auto base = constant_of(*attr->value);
         bool on_constant = base && base->kind == Constant::Kind::Tuple;

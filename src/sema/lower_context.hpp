@@ -67,7 +67,8 @@ struct Binding {
     std::vector<ir::VarPtr> vars;  // Vector: one Var per component (vectors and matrices)
     VShape shape;                  // Vector: the value's shape; Array: the element shape
     ir::BufferPtr buffer;
-    std::string key;  // LocalTypes key; empty for pinned variables (params, loop vars, copies)
+    std::string key;       // LocalTypes key; empty for pinned variables (params, loop vars, copies)
+    bool texture = false;  // Array: a 3-D texture, read only through sample() (A39)
 };
 
 /// An assignable place (CONTRACT A32, A33): storage components of a local or of a field
@@ -203,7 +204,7 @@ class Lowerer {
     Val lower_compare(const ast::Compare& e, ir::Block& out);
     Val lower_boolop(const ast::BoolOp& e, ir::Block& out);
     Val lower_ifexp(const ast::IfExp& e, ir::Block& out, Hint hint);
-    Val lower_subscript(const ast::Subscript& e, ir::Block& out);
+    Val lower_subscript(const ast::Subscript& e, ir::Block& out, Hint hint = {});
     Val lower_attribute(const ast::Attribute& e, ir::Block& out, Hint hint);
     ir::ExprPtr lower_shape(const ast::Subscript& e);
     const Binding* array_binding(const ast::Expr& e) const;  // Name bound to an array, or null
@@ -249,6 +250,8 @@ class Lowerer {
     Val lower_any_all(const ast::Call& e, const std::string& name, ir::Block& out);
     Val lower_constructor(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
     std::string shape_name(const Binding& b) const;
+    /// tex.sample(u, v, w): trilinear interpolation over the texture's texels (A39).
+    Val lower_sample(const ast::Call& e, const Binding& tex, ir::Block& out);
 
     // ---- calls and intrinsics (lower_call.cpp) ----------------------------------------------
     /// `want_value`: the call's value is used; atomics then return the old value (G6). An empty

@@ -134,7 +134,7 @@ Val Lowerer::lower_value(const ast::Expr& e, ir::Block& out, Hint hint) {
         case K::Attribute:
             return lower_attribute(static_cast<const ast::Attribute&>(e), out, hint);
         case K::Subscript:
-            return lower_subscript(static_cast<const ast::Subscript&>(e), out);
+            return lower_subscript(static_cast<const ast::Subscript&>(e), out, hint);
         case K::List: {
             std::vector<const ast::Expr*> elts;
             for (const auto& x : static_cast<const ast::List&>(e).elts)
@@ -589,12 +589,15 @@ std::vector<ir::ExprPtr> Lowerer::field_indices(const ast::Subscript& s, ir::Blo
 ir::ExprPtr Lowerer::flat_index(const Binding& a, std::vector<ir::ExprPtr> idx,
                                 SourceRange r) const {
     const ir::BufferPtr& b = a.buffer;
-    for (const auto& x : idx) {
-        if (!is_integer(x->type)) {
+    // A float index converts like int() (toward zero, saturating), as the public package
+    // does for a field read at `counter[None]` of an f32 counter.
+    for (auto& x : idx) {
+        if (x->as<ir::FloatImm>()) {
             type_error(std::string("index into '") + b->name + "' must be an integer, got " +
                            name(x->type),
                        x->range.valid() ? x->range : r);
         }
+        if (is_float(x->type)) x = convert(x, i64);
     }
     if (idx.size() == 1) return convert(idx[0], i64);
     int rank = b->rank - (a.shape.is_scalar() ? 0 : a.shape.is_vector() ? 1 : 2);
@@ -613,11 +616,15 @@ ir::ExprPtr Lowerer::flat_index(const Binding& a, std::vector<ir::ExprPtr> idx,
     return flat;
 }
 
-Val Lowerer::lower_subscript(const ast::Subscript& e, ir::Block& out) {
+Val Lowerer::lower_subscript(const ast::Subscript& e, ir::Block& out, Hint hint) {
     if (const auto* attr = e.value->as<ast::Attribute>(); attr && attr->attr == "shape") {
         if (array_binding(*attr->value)) return Val::of(lower_shape(e));
     }
     if (const Binding* a = array_binding(*e.value)) {
+        if (a->texture) {
+            fail(ErrorKind::UnsupportedSyntax,
+                 "a texture is read with tex.sample(u, v, w), not indexed", e.range);
+        }
         if (a->shape.is_scalar()) {
             ir::ExprPtr flat = flat_index(*a, field_indices(e, out), e.range);
             return Val::of(ir::Load::make(a->buffer, flat, e.range));
@@ -633,7 +640,7 @@ Val Lowerer::lower_subscript(const ast::Subscript& e, ir::Block& out) {
                 std::all_of(c->items.begin(), c->items.end(),
                             [](const Constant& x) { return x.kind == Constant::Kind::Int; });
     }
-    Val v = lower_value(*e.value, out);
+    Val v = lower_value(*e.value, out, hint);
     if (v.shape.is_scalar()) {
         type_error(
             "subscript of a scalar value (only fields, arrays, vectors and matrices can be "

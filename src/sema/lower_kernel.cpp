@@ -104,9 +104,9 @@ void Lowerer::bind_params(ir::Kernel& k) {
             param.buffer = std::make_shared<const ir::Buffer>(
                 ir::Buffer{p.name, a.dtype, a.rank + a.elem_rank(), ir::BufferKind::Param,
                            static_cast<int>(i), 0, next_var_id_++, p.range});
-            scope_->names[p.name] =
-                Binding{Binding::Kind::Array, nullptr, {}, VShape{a.elem_rows, a.elem_cols},
-                        param.buffer,         ""};
+            scope_->names[p.name] = Binding{
+                Binding::Kind::Array, nullptr, {},          VShape{a.elem_rows, a.elem_cols},
+                param.buffer,         "",      a.is_texture};
         } else {
             param.scalar = new_var(p.name, a.dtype, p.range, /*is_local=*/false);
             param_vars_.insert(param.scalar.get());

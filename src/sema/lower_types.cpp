@@ -178,6 +178,16 @@ bool Lowerer::is_literal_expr(const ast::Expr& e, bool* has_float) const {
                 *has_float |= item.kind == Constant::Kind::Float;
             return true;
         }
+        case K::Subscript: {
+            // An untyped float vector constant read at any index: its components are weak
+            // literals, so the chain that picks one is weak too (public constant tables).
+            const auto& s = static_cast<const ast::Subscript&>(e);
+            auto c = constant_of(*s.value);
+            if (!c || c->kind != Constant::Kind::Tuple || c->dtype) return false;
+            for (const Constant& item : c->items)
+                *has_float |= item.kind == Constant::Kind::Float;
+            return *has_float;
+        }
         case K::List:
         case K::Tuple: {
             const auto& elts = e.kind == K::List ? static_cast<const ast::List&>(e).elts
@@ -454,6 +464,36 @@ void count_bindings(const ast::StmtList& body, std::map<std::string, int>& n,
 
 }  // namespace
 
+namespace {
+
+bool reads_memory(const ast::Expr& e) {
+    if (e.as<ast::Subscript>()) return true;
+    bool found = false;
+    auto visit = [&](const ast::Expr& x) { found = found || reads_memory(x); };
+    if (const auto* b = e.as<ast::Binary>()) {
+        visit(*b->lhs);
+        visit(*b->rhs);
+    } else if (const auto* u = e.as<ast::Unary>()) {
+        visit(*u->operand);
+    } else if (const auto* c = e.as<ast::Call>()) {
+        for (const auto& a : c->args)
+            visit(*a);
+    } else if (const auto* x = e.as<ast::IfExp>()) {
+        visit(*x->cond);
+        visit(*x->then_value);
+        visit(*x->else_value);
+    } else if (const auto* l = e.as<ast::List>()) {
+        for (const auto& a : l->elts)
+            visit(*a);
+    } else if (const auto* t = e.as<ast::Tuple>()) {
+        for (const auto& a : t->elts)
+            visit(*a);
+    }
+    return found;
+}
+
+}  // namespace
+
 void Lowerer::find_literal_locals(const ast::StmtList& body, const std::vector<ast::Param>& params,
                                   Scope& scope) const {
     std::map<std::string, int> n;
@@ -469,7 +509,9 @@ void Lowerer::find_literal_locals(const ast::StmtList& body, const std::vector<a
         for (const auto& [name, count] : n) {
             if (count != 1 || !value.count(name) || scope.literal_locals.count(name)) continue;
             bool has_float = false;
-            if (is_literal_expr(*value.at(name), &has_float) && has_float) {
+            // Re-read at every use, so only expressions that read nothing at run time.
+            if (!reads_memory(*value.at(name)) && is_literal_expr(*value.at(name), &has_float) &&
+                has_float) {
                 scope.literal_locals[name] = value.at(name);
                 grew = true;
             }

@@ -154,6 +154,13 @@ Val Lowerer::lower_list(const std::vector<const ast::Expr*>& elts, ir::Block& ou
 
 Val Lowerer::constant_value(const Constant& c, Hint hint, SourceRange r) const {
     if (c.kind != Constant::Kind::Tuple) return Val::of(constant_expr(c, hint, r));
+    if (c.cols > kMaxMatrix || (c.cols && c.rows > kMaxMatrix)) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "the constant is a " + VShape{c.rows, c.cols}.text() +
+                 ", larger than 4x4 (matrices are at most 4x4; a table of values is a vector "
+                 "constant)",
+             r);
+    }
     Val v{VShape{c.rows, c.cols}, {}};
     for (const Constant& item : c.items)
         v.c.push_back(constant_expr(item, hint, r));
@@ -630,6 +637,12 @@ Place Lowerer::place_of(const ast::Expr& target, ir::Block& out) {
             }
         }
         if (const Binding* a = array_binding(*s->value)) {
+            if (a->texture) {
+                fail(ErrorKind::UnsupportedSyntax,
+                     "a texture is a snapshot, read with tex.sample(u, v, w); it is not indexed "
+                     "or written (write its field and call tex.update())",
+                     target.range);
+            }
             ir::ExprPtr flat = flat_index(*a, field_indices(*s, out), s->range);
             int count = a->shape.count();
             Place p;

@@ -20,6 +20,7 @@ struct ArgType {
     // for scalar elements. The storage has these as its innermost extents (CONTRACT A28).
     int elem_rows = 0;
     int elem_cols = 0;
+    bool is_texture = false;  // a 3-D f32 texture: sampled only (CONTRACT A39)
     int elem_rank() const { return elem_cols ? 2 : elem_rows ? 1 : 0; }
     bool operator==(const ArgType&) const = default;
 };

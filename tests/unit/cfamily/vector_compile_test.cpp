@@ -44,6 +44,16 @@ def matrices(a, b, v, out, sel, n):
         m[k, 1] = w[k] + tack.f32(FACES[k])
         out[i] = m.transpose() * m.determinant()
         v[i] = tack.select(w > SUN, w.cross(SUN), w.normalized())
+
+@tack.func
+def density(tex, p):
+    return tex.sample(p.x, p.y, p.z)
+
+@tack.kernel
+def render(tex, rays, out, n):
+    for i in range(n):
+        p = rays[i]
+        out[i] = density(tex, p) + tex.sample(0.5, p.y, 1.0)
 )";
 
 std::vector<ir::Kernel> lowered_kernels() {
@@ -57,6 +67,11 @@ std::vector<ir::Kernel> lowered_kernels() {
     out.push_back(passes::optimize(sema::lower_kernel(
         *module->find("matrices"), file, env,
         sema::parse_arg_types("f32x3x3[:],f32x3x3[:],f32x3[:],f32x3x3[:],i32[:],i32"))));
+    // Textures: the software trilinear form on every dialect for now, extents baked in.
+    ir::Kernel render = sema::lower_kernel(*module->find("render"), file, env,
+                                           sema::parse_arg_types("tex3d,f32x3[:],f32[:],i32"));
+    passes::ShapeValues shapes = {{{0, 0}, 8}, {{0, 1}, 16}, {{0, 2}, 32}};
+    out.push_back(passes::optimize(passes::specialize_shapes(std::move(render), shapes)));
     return out;
 }
 

@@ -1,0 +1,122 @@
+"""tack.texture3d (CONTRACT A39): trilinear sampling against a NumPy reference, snapshot
+semantics, sampling through @tack.func, and the creation errors."""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import tack
+
+W, H, D = 5, 4, 3
+
+
+def _volume(seed=1):
+    return np.random.default_rng(seed).random((D, H, W)).astype(np.float32)
+
+
+def _field(values):
+    f = tack.field(tack.f32, (values.size,))
+    f.from_numpy(values.ravel())
+    return f
+
+
+def _trilinear(vol, p):
+    """Texel centres at 0 and 1, coordinates clamped, x along the last storage axis."""
+    d, h, w = vol.shape
+
+    def axis(c, n):
+        x = min(max(c, 0.0), 1.0) * (n - 1)
+        i0 = min(int(x), max(n - 2, 0))
+        return i0, min(i0 + 1, n - 1), x - i0
+
+    x0, x1, tx = axis(p[0], w)
+    y0, y1, ty = axis(p[1], h)
+    z0, z1, tz = axis(p[2], d)
+
+    def lerp(a, b, t):
+        return a * (1 - t) + b * t
+
+    def plane(k):
+        a = lerp(vol[k, y0, x0], vol[k, y0, x1], tx)
+        b = lerp(vol[k, y1, x0], vol[k, y1, x1], tx)
+        return lerp(a, b, ty)
+
+    return lerp(plane(z0), plane(z1), tz)
+
+
+@tack.func
+def _through(t, p):
+    return t.sample(p.x, p.y, p.z)
+
+
+@tack.kernel
+def _sample(tex, pts, out, n):
+    for i in range(n):
+        p = pts[i]
+        out[i, 0] = tex.sample(p.x, p.y, p.z)
+        out[i, 1] = _through(tex, p)
+
+
+def _run(tex, points):
+    pts = tack.Vector.field(3, tack.f32, shape=(len(points),))
+    pts.from_numpy(points)
+    out = tack.field(tack.f32, (len(points), 2))
+    _sample(tex, pts, out, len(points))
+    return out.to_numpy()
+
+
+def test_trilinear_values_match_numpy(backend):
+    vol = _volume()
+    tex = tack.texture3d(_field(vol), shape=(W, H, D))
+    pts = np.random.default_rng(2).uniform(-0.2, 1.2, (300, 3)).astype(np.float32)
+    corners = np.array([[0, 0, 0], [1, 1, 1], [1, 0, 0], [0.5, 0.5, 0.5]], np.float32)
+    pts = np.concatenate([pts, corners])
+    got = _run(tex, pts)
+    want = np.array([_trilinear(vol.astype(np.float64), p.astype(np.float64)) for p in pts])
+    np.testing.assert_allclose(got[:, 0], want, atol=2e-6)
+    np.testing.assert_array_equal(got[:, 0], got[:, 1])
+    # 0 and 1 are the centres of the first and last texels.
+    assert got[-4, 0] == vol[0, 0, 0] and got[-3, 0] == vol[-1, -1, -1]
+    assert got[-2, 0] == vol[0, 0, -1]
+
+
+def test_a_texture_is_a_snapshot_until_update(backend):
+    vol = _volume()
+    f = _field(vol)
+    tex = tack.texture3d(f, shape=(W, H, D))
+    other = tack.texture3d(f, shape=(W, H, D))
+    centre = np.array([[0.5, 0.5, 0.5]], np.float32)
+    before = _run(tex, centre)[0, 0]
+    f.fill(9.0)
+    assert _run(tex, centre)[0, 0] == before
+    tex.update()
+    assert _run(tex, centre)[0, 0] == 9.0
+    assert _run(other, centre)[0, 0] == before  # two textures over one field are two copies
+    storage = weakref.ref(tex._storage)
+    del tex
+    gc.collect()
+    assert storage() is None
+
+
+def test_texture_creation_errors():
+    with pytest.raises(ValueError, match="f32"):
+        tack.texture3d(tack.field(tack.f64, (W * H * D,)), shape=(W, H, D))
+    with pytest.raises(ValueError, match="'linear'"):
+        tack.texture3d(_field(_volume()), shape=(W, H, D), interp="nearest")
+    with pytest.raises(ValueError, match="60 elements"):
+        tack.texture3d(_field(_volume()), shape=(W, H, D + 1))
+    with pytest.raises(RuntimeError, match="cannot be called from Python"):
+        tack.texture3d(_field(_volume()), shape=(W, H, D)).sample(0.5, 0.5, 0.5)
+
+
+def test_a_texture_is_sampled_not_indexed():
+    @tack.kernel
+    def bad(tex, out):
+        for i in range(out.shape[0]):
+            out[i] = tex[i]
+
+    tex = tack.texture3d(_field(_volume()), shape=(W, H, D))
+    with pytest.raises(tack.UnsupportedSyntaxError, match=r"tex.sample\(u, v, w\)"):
+        bad(tex, tack.field(tack.f32, (4,)))
