@@ -305,6 +305,11 @@ class Array {
     /// an array of rank rank() - elem_rank() whose elements are vectors or matrices (CONTRACT
     /// A28, A34); the storage stays row-major with the components innermost.
     int elem_rank() const { return elem_rank_; }
+    /// Whether kernels receive this array as a 3-D texture (CONTRACT A39): f32 storage of
+    /// shape (D, H, W), x fastest, that kernels read only through `tex.sample(u, v, w)`.
+    bool is_texture() const { return texture_; }
+    /// A texture view of a rank-3 f32 array (ValueError otherwise).
+    Array as_texture() const;
     /// A view of the same storage as `elements`-shaped vectors (elem_dims = {n}) or matrices
     /// ({n, m}); `elements` may be empty (a single vector). ValueError on a size mismatch.
     Array with_elements(std::span<const std::int64_t> elements,
@@ -376,6 +381,7 @@ class Array {
     Shape shape_;
     bool writable_ = true;
     std::uint8_t elem_rank_ = 0;
+    bool texture_ = false;
 };
 
 /// A new zero-filled array (CONTRACT C6/C7: every allocation is zero-filled).
