@@ -125,6 +125,46 @@ static_assert(sorted_by_name(), "kTable must stay sorted by name");
 
 }  // namespace
 
+namespace {
+
+// Sorted by name, like kTable.
+constexpr std::array kMethods = {
+    Method{"cross", Receiver::Vector, 1, 1},
+    Method{"determinant", Receiver::Matrix, 0, 0},
+    Method{"dot", Receiver::Vector, 1, 1},
+    Method{"inverse", Receiver::Matrix, 0, 0},
+    Method{"max", Receiver::VectorOrMatrix, 0, 0},
+    Method{"min", Receiver::VectorOrMatrix, 0, 0},
+    Method{"norm", Receiver::VectorOrMatrix, 0, 1},  // norm(eps) = sqrt(norm_sqr() + eps)
+    Method{"norm_sqr", Receiver::VectorOrMatrix, 0, 0},
+    Method{"normalized", Receiver::Vector, 0, 1},  // normalized(eps) divides by norm() + eps
+    Method{"outer_product", Receiver::Vector, 1, 1},
+    Method{"sample", Receiver::Texture, 3, 3},
+    Method{"sum", Receiver::VectorOrMatrix, 0, 0},
+    Method{"trace", Receiver::Matrix, 0, 0},
+    Method{"transpose", Receiver::Matrix, 0, 0},
+};
+
+constexpr bool methods_sorted() {
+    for (size_t i = 1; i < kMethods.size(); ++i) {
+        if (!(kMethods[i - 1].name < kMethods[i].name)) return false;
+    }
+    return true;
+}
+static_assert(methods_sorted(), "kMethods must stay sorted by name");
+
+}  // namespace
+
+const Method* find_method(std::string_view name) {
+    auto it = std::lower_bound(kMethods.begin(), kMethods.end(), name,
+                               [](const Method& m, std::string_view n) { return m.name < n; });
+    return it != kMethods.end() && it->name == name ? &*it : nullptr;
+}
+
+std::span<const Method> methods() {
+    return kMethods;
+}
+
 const Builtin* find(std::string_view name) {
     auto it = std::lower_bound(kTable.begin(), kTable.end(), name,
                                [](const Builtin& b, std::string_view n) { return b.name < n; });

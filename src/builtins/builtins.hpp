@@ -40,4 +40,26 @@ struct Builtin {
 const Builtin* find(std::string_view name);
 std::span<const Builtin> all();
 
+/// What a method's receiver must be (CONTRACT A30, A39).
+enum class Receiver {
+    Vector,          // dot, cross, normalized, outer_product
+    Matrix,          // transpose, trace, determinant, inverse
+    VectorOrMatrix,  // norm, norm_sqr, sum, min, max (masks included)
+    Texture,         // sample
+};
+
+/// A method of a kernel value: `v.norm()`, `m.inverse()`, `tex.sample(u, v, w)`. The one list
+/// that validation (which attribute calls are methods) and lowering (arity and receiver
+/// checks; the semantics are lowering's table of the same names) read.
+struct Method {
+    std::string_view name;
+    Receiver receiver;
+    int min_args;
+    int max_args;
+};
+
+/// nullptr when `name` is not a method.
+const Method* find_method(std::string_view name);
+std::span<const Method> methods();
+
 }  // namespace tack::builtins

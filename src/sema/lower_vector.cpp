@@ -357,99 +357,93 @@ Val fold(MethodCtx& m, ir::BinaryOp op) {
     return Val::of(acc);
 }
 
-const std::map<std::string, std::pair<std::pair<size_t, size_t>, MethodFn>>& methods() {
-    static const std::map<std::string, std::pair<std::pair<size_t, size_t>, MethodFn>> kMethods = {
-        {"norm", {{0, 1}, [](MethodCtx& m) { return Val::of(m.norm()); }}},
-        {"norm_sqr", {{0, 0}, [](MethodCtx& m) { return Val::of(m.norm_sqr()); }}},
-        {"sum", {{0, 0}, [](MethodCtx& m) { return Val::of(m.l.sum_of(m.v.c, m.r())); }}},
-        {"min", {{0, 0}, [](MethodCtx& m) { return fold(m, ir::BinaryOp::Min); }}},
-        {"max", {{0, 0}, [](MethodCtx& m) { return fold(m, ir::BinaryOp::Max); }}},
+// The semantics of each method of builtins::methods() (which holds arity and receiver).
+const std::map<std::string_view, MethodFn>& method_impls() {
+    static const std::map<std::string_view, MethodFn> kImpls = {
+        {"norm", [](MethodCtx& m) { return Val::of(m.norm()); }},
+        {"norm_sqr", [](MethodCtx& m) { return Val::of(m.norm_sqr()); }},
+        {"sum", [](MethodCtx& m) { return Val::of(m.l.sum_of(m.v.c, m.r())); }},
+        {"min", [](MethodCtx& m) { return fold(m, ir::BinaryOp::Min); }},
+        {"max", [](MethodCtx& m) { return fold(m, ir::BinaryOp::Max); }},
         {"dot",
-         {{1, 1},
-          [](MethodCtx& m) {
-              m.need_vector();
-              return Val::of(m.l.dot(m.v, m.same_shape_arg(), m.r()));
-          }}},
+         [](MethodCtx& m) {
+             m.need_vector();
+             return Val::of(m.l.dot(m.v, m.same_shape_arg(), m.r()));
+         }},
         {"cross",
-         {{1, 1},
-          [](MethodCtx& m) {
-              m.need_vector();
-              const Val& w = m.same_shape_arg();
-              if (m.v.shape.rows != 3) m.bad("needs 3-vectors, not a " + m.v.shape.text());
-              auto c = [&](int i, int j) {
-                  return m.sub(m.mul(m.v.c[size_t(i)], w.c[size_t(j)]),
-                               m.mul(m.v.c[size_t(j)], w.c[size_t(i)]));
-              };
-              return Val{VShape{3, 0}, {c(1, 2), c(2, 0), c(0, 1)}};
-          }}},
+         [](MethodCtx& m) {
+             m.need_vector();
+             const Val& w = m.same_shape_arg();
+             if (m.v.shape.rows != 3) m.bad("needs 3-vectors, not a " + m.v.shape.text());
+             auto c = [&](int i, int j) {
+                 return m.sub(m.mul(m.v.c[size_t(i)], w.c[size_t(j)]),
+                              m.mul(m.v.c[size_t(j)], w.c[size_t(i)]));
+             };
+             return Val{VShape{3, 0}, {c(1, 2), c(2, 0), c(0, 1)}};
+         }},
         {"normalized",
-         {{0, 1},
-          [](MethodCtx& m) {
-              m.need_vector();
-              // normalized(eps) divides by norm() + eps (A30).
-              std::vector<Val> none;
-              MethodCtx plain{m.l, m.e, m.name, m.v, none, m.out};
-              ir::ExprPtr n = plain.norm();
-              if (!m.args.empty())
-                  n = m.l.arith(ast::BinaryOp::Add, n, m.l.scalar_of(m.args[0], m.r()), m.r());
-              n = m.l.materialize(n, m.out);
-              return m.l.map(
-                  m.v, [&](ir::ExprPtr x) { return m.l.arith(ast::BinaryOp::Div, x, n, m.r()); });
-          }}},
+         [](MethodCtx& m) {
+             m.need_vector();
+             // normalized(eps) divides by norm() + eps (A30).
+             std::vector<Val> none;
+             MethodCtx plain{m.l, m.e, m.name, m.v, none, m.out};
+             ir::ExprPtr n = plain.norm();
+             if (!m.args.empty())
+                 n = m.l.arith(ast::BinaryOp::Add, n, m.l.scalar_of(m.args[0], m.r()), m.r());
+             n = m.l.materialize(n, m.out);
+             return m.l.map(
+                 m.v, [&](ir::ExprPtr x) { return m.l.arith(ast::BinaryOp::Div, x, n, m.r()); });
+         }},
         {"outer_product",
-         {{1, 1},
-          [](MethodCtx& m) {
-              m.need_vector();
-              const Val& w = m.args[0];
-              if (!w.shape.is_vector()) m.bad("needs a vector argument, got a " + w.shape.text());
-              if (m.v.shape.rows > 4 || w.shape.rows > 4) m.bad("gives at most a 4x4 matrix");
-              Val res{VShape{m.v.shape.rows, w.shape.rows}, {}};
-              for (const auto& a : m.v.c)
-                  for (const auto& b : w.c)
-                      res.c.push_back(m.mul(a, b));
-              return res;
-          }}},
+         [](MethodCtx& m) {
+             m.need_vector();
+             const Val& w = m.args[0];
+             if (!w.shape.is_vector()) m.bad("needs a vector argument, got a " + w.shape.text());
+             if (m.v.shape.rows > 4 || w.shape.rows > 4) m.bad("gives at most a 4x4 matrix");
+             Val res{VShape{m.v.shape.rows, w.shape.rows}, {}};
+             for (const auto& a : m.v.c)
+                 for (const auto& b : w.c)
+                     res.c.push_back(m.mul(a, b));
+             return res;
+         }},
         {"transpose",
-         {{0, 0},
-          [](MethodCtx& m) {
-              m.need_matrix();
-              Val res{VShape{m.v.shape.cols, m.v.shape.rows}, {}};
-              for (int j = 0; j < m.v.shape.cols; ++j)
-                  for (int i = 0; i < m.v.shape.rows; ++i)
-                      res.c.push_back(m.entry(i, j));
-              return res;
-          }}},
+         [](MethodCtx& m) {
+             m.need_matrix();
+             Val res{VShape{m.v.shape.cols, m.v.shape.rows}, {}};
+             for (int j = 0; j < m.v.shape.cols; ++j)
+                 for (int i = 0; i < m.v.shape.rows; ++i)
+                     res.c.push_back(m.entry(i, j));
+             return res;
+         }},
         {"trace",
-         {{0, 0},
-          [](MethodCtx& m) {
-              m.need_matrix();
-              if (m.v.shape.rows != m.v.shape.cols)
-                  m.bad("needs a square matrix, not a " + m.v.shape.text());
-              std::vector<ir::ExprPtr> d;
-              for (int i = 0; i < m.v.shape.rows; ++i)
-                  d.push_back(m.entry(i, i));
-              return Val::of(m.l.sum_of(d, m.r()));
-          }}},
-        {"determinant", {{0, 0}, [](MethodCtx& m) { return Val::of(m.determinant()); }}},
+         [](MethodCtx& m) {
+             m.need_matrix();
+             if (m.v.shape.rows != m.v.shape.cols)
+                 m.bad("needs a square matrix, not a " + m.v.shape.text());
+             std::vector<ir::ExprPtr> d;
+             for (int i = 0; i < m.v.shape.rows; ++i)
+                 d.push_back(m.entry(i, i));
+             return Val::of(m.l.sum_of(d, m.r()));
+         }},
+        {"determinant", [](MethodCtx& m) { return Val::of(m.determinant()); }},
         {"inverse",
-         {{0, 0},
-          [](MethodCtx& m) {
-              int n = m.v.shape.rows;
-              if (!m.v.shape.is_matrix() || n != m.v.shape.cols) {
-                  m.bad("needs a square matrix, not a " + m.v.shape.text());
-              }
-              if (n < 2 || n > 3) m.bad("needs a 2x2 or 3x3 matrix, not a " + m.v.shape.text());
-              // The adjugate divided by the determinant, unchecked (A30).
-              ir::ExprPtr det = m.l.materialize(m.floats(m.determinant()), m.out);
-              Val res{m.v.shape, {}};
-              for (int i = 0; i < n; ++i)
-                  for (int j = 0; j < n; ++j)
-                      res.c.push_back(
-                          m.l.arith(ast::BinaryOp::Div, m.floats(m.cofactor(j, i)), det, m.r()));
-              return res;
-          }}},
+         [](MethodCtx& m) {
+             int n = m.v.shape.rows;
+             if (!m.v.shape.is_matrix() || n != m.v.shape.cols) {
+                 m.bad("needs a square matrix, not a " + m.v.shape.text());
+             }
+             if (n < 2 || n > 3) m.bad("needs a 2x2 or 3x3 matrix, not a " + m.v.shape.text());
+             // The adjugate divided by the determinant, unchecked (A30).
+             ir::ExprPtr det = m.l.materialize(m.floats(m.determinant()), m.out);
+             Val res{m.v.shape, {}};
+             for (int i = 0; i < n; ++i)
+                 for (int j = 0; j < n; ++j)
+                     res.c.push_back(
+                         m.l.arith(ast::BinaryOp::Div, m.floats(m.cofactor(j, i)), det, m.r()));
+             return res;
+         }},
     };
-    return kMethods;
+    return kImpls;
 }
 
 }  // namespace
@@ -457,11 +451,14 @@ const std::map<std::string, std::pair<std::pair<size_t, size_t>, MethodFn>>& met
 Val Lowerer::lower_method(const ast::Call& e, const ast::Attribute& callee, ir::Block& out,
                           Hint hint) {
     const std::string& name = callee.attr;
-    auto it = methods().find(name);
-    if (name == "sample") {
-        fail(ErrorKind::UnsupportedSyntax, "textures are not supported yet (tex.sample)", e.range);
+    const builtins::Method* method = builtins::find_method(name);
+    auto it = method_impls().find(name);
+    if (method && method->receiver == builtins::Receiver::Texture) {
+        fail(ErrorKind::UnsupportedSyntax,
+             name + "() is a texture method; '" + dotted(*callee.value) + "' is not a texture",
+             e.range);
     }
-    if (it == methods().end()) {
+    if (!method || it == method_impls().end()) {
         fail(ErrorKind::UnsupportedSyntax,
              "call to '" + (dotted(*e.func).empty() ? "<expression>." + name : dotted(*e.func)) +
                  "' is not a statically bound @tack.func, a supported kernel intrinsic or a "
@@ -480,8 +477,10 @@ Val Lowerer::lower_method(const ast::Call& e, const ast::Attribute& callee, ir::
     MethodCtx m{*this, e, name, keep(std::move(v), out), {}, out};
     for (auto& a : args)
         m.args.push_back(keep(std::move(a), out));
-    m.arity(it->second.first.first, it->second.first.second);
-    return it->second.second(m);
+    m.arity(static_cast<size_t>(method->min_args), static_cast<size_t>(method->max_args));
+    if (method->receiver == builtins::Receiver::Vector) m.need_vector();
+    if (method->receiver == builtins::Receiver::Matrix) m.need_matrix();
+    return it->second(m);
 }
 
 // ---- components (A32) ---------------------------------------------------------------------------

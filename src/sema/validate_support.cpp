@@ -226,12 +226,6 @@ size_t tuple_return_size(const FunctionDef& fn) {
 
 namespace {
 
-// Methods of vectors, matrices and textures (CONTRACT A30, A39); lowering checks the receiver.
-constexpr std::array<std::string_view, 14> kMethods = {
-    "cross",    "determinant", "dot",           "inverse", "max", "min",   "norm",
-    "norm_sqr", "normalized",  "outer_product", "sample",  "sum", "trace", "transpose",
-};
-
 Callee from_resolution(const Resolution& r, std::string_view spelled_last) {
     Callee c;
     switch (r.kind) {
@@ -288,9 +282,7 @@ Callee resolve_callee(const Expr& func, const FunctionNames& names, const Enviro
     if (!attr) return {};
     auto dotted = dotted_name(func);
     std::string root = dotted ? dotted->substr(0, dotted->find('.')) : std::string();
-    auto is_method = [&] {
-        return std::find(kMethods.begin(), kMethods.end(), attr->attr) != kMethods.end();
-    };
+    auto is_method = [&] { return builtins::find_method(attr->attr) != nullptr; };
     if (dotted && !names.binds(root) && is_method()) {
         // A method of a vector constant: SUN.cross(v), SUN.norm().
         Resolution base = env.resolve(dotted->substr(0, dotted->rfind('.')));
@@ -309,9 +301,7 @@ Callee resolve_callee(const Expr& func, const FunctionNames& names, const Enviro
         return {};
     }
     Callee c;
-    for (std::string_view m : kMethods) {
-        if (m == attr->attr) c.kind = Callee::Kind::Method;
-    }
+    if (builtins::find_method(attr->attr)) c.kind = Callee::Kind::Method;
     return c;
 }
 
@@ -319,7 +309,7 @@ bool is_value_attribute(std::string_view name) {
     static constexpr std::array<std::string_view, 6> kAttributes = {"shape", "size", "x",
                                                                     "y",     "z",    "w"};
     return std::find(kAttributes.begin(), kAttributes.end(), name) != kAttributes.end() ||
-           std::find(kMethods.begin(), kMethods.end(), name) != kMethods.end();
+           builtins::find_method(name) != nullptr;
 }
 
 }  // namespace tack::sema

@@ -146,3 +146,22 @@ TEST(Builtins, TableHasUniqueCanonicalNames) {
 
 }  // namespace
 }  // namespace tack::builtins
+
+namespace tack::builtins {
+namespace {
+
+TEST(Builtins, MethodsAreOneListWithReceiversAndArity) {
+    ASSERT_NE(find_method("norm"), nullptr);
+    EXPECT_EQ(find_method("norm")->max_args, 1);  // norm(eps)
+    EXPECT_EQ(find_method("cross")->receiver, Receiver::Vector);
+    EXPECT_EQ(find_method("inverse")->receiver, Receiver::Matrix);
+    EXPECT_EQ(find_method("sample")->receiver, Receiver::Texture);
+    EXPECT_EQ(find_method("sample")->min_args, 3);
+    EXPECT_EQ(find_method("foo"), nullptr);
+    EXPECT_EQ(methods().size(), 14u);
+    for (const Method& m : methods())
+        EXPECT_EQ(find_method(m.name), &m) << m.name;
+}
+
+}  // namespace
+}  // namespace tack::builtins
