@@ -96,7 +96,8 @@ class Verifier : public IRVisitor {
         if (p.buffer->kind != BufferKind::Param || p.buffer->param_index != index) {
             fail("array parameter '" + p.name + "' has a wrong kind or param_index");
         }
-        if (p.buffer->rank < 1 || p.buffer->rank > 4) fail("array '" + p.name + "' has bad rank");
+        // Up to 4 dimensions of elements, plus a vector or matrix element shape (A28).
+        if (p.buffer->rank < 1 || p.buffer->rank > 6) fail("array '" + p.name + "' has bad rank");
     }
 
     void check_dims() {

@@ -578,3 +578,17 @@ def test_zero_d_fields_and_aliases(backend):
     np.testing.assert_array_equal(out.to_numpy(), np.arange(4) * 2.0)
     _zero_d_store(c)
     assert c[None] == 4 + 5 + 1
+
+
+@tack.kernel
+def _four_d_norms(a, out):
+    for i, j, k, m in tack.ndrange(2, 2, 2, 3):
+        out[i, j, k, m] = a[i, j, k, m].norm()
+
+
+def test_a_four_dimensional_field_of_vectors(backend):
+    """Storage rank 5: four element dimensions and the vector's."""
+    v = RNG.standard_normal((2, 2, 2, 3, 3)).astype(np.float32)
+    out = tack.field(tack.f32, (2, 2, 2, 3))
+    _four_d_norms(vectors(v), out)
+    np.testing.assert_allclose(out.to_numpy(), np.linalg.norm(v, axis=-1), rtol=1e-6)
