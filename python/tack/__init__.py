@@ -96,10 +96,10 @@ __all__ = [
 
 
 def __getattr__(name):
-    # tack.random imports NumPy (its host-side mirrors), so it loads on first use, keeping
-    # `import tack` cheap.
-    if name == "random":
+    # tack.random imports NumPy (its host-side mirrors) and tack.runtime is the capability query
+    # module: both load on first use, keeping `import tack` cheap.
+    if name in ("random", "runtime"):
         import importlib
 
-        return importlib.import_module(".random", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'tack' has no attribute {name!r}")
