@@ -92,10 +92,20 @@ void init_devices(nb::module_& m) {
                  nb::gil_scoped_release release;
                  d.synchronize();
              })
-        .def("__eq__",
-             [](const Device& a, nb::handle b) {
-                 return nb::isinstance<Device>(b) && nb::cast<const Device&>(b) == a;
-             })
+        // Equal when they are the same backend instance; anything else (None included) is
+        // simply unequal.
+        .def(
+            "__eq__",
+            [](const Device& a, nb::handle b) {
+                return nb::isinstance<Device>(b) && nb::cast<const Device&>(b) == a;
+            },
+            nb::arg("other").none())
+        .def(
+            "__ne__",
+            [](const Device& a, nb::handle b) {
+                return !(nb::isinstance<Device>(b) && nb::cast<const Device&>(b) == a);
+            },
+            nb::arg("other").none())
         .def("__hash__",
              [](const Device& d) {
                  return static_cast<Py_hash_t>(reinterpret_cast<uintptr_t>(d.backend().get()) >> 4);

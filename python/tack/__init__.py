@@ -20,7 +20,18 @@ from pkgutil import extend_path
 __path__ = extend_path(__path__, __name__)
 
 from . import _tack, math  # noqa: E402
-from ._devices import cpu, cuda, device, hip, init, level_zero, metal, opencl, sync
+from ._devices import (
+    cpu,
+    cuda,
+    device,
+    hip,
+    init,
+    level_zero,
+    memory_space,
+    metal,
+    opencl,
+    sync,
+)
 from ._errors import UnsupportedSyntaxError
 from ._fields import (
     Matrix,
@@ -33,7 +44,6 @@ from ._fields import (
     field_like,
     from_dlpack,
     full,
-    memory_space,
     ones,
     zeros,
 )

@@ -20,7 +20,8 @@ _HINTS = {
     "cpu": "The CPU backend is part of every build; check the LLVM installation.",
     "cuda": "The CUDA backend needs an NVIDIA driver (libcuda.so) and NVRTC.",
     "hip": "The HIP backend needs ROCm (libamdhip64.so and hipRTC).",
-    "level_zero": "The Level Zero backend needs libze_loader.so and libocloc.so.",
+    "level_zero": "The Level Zero backend needs the system libraries libze_loader.so (a Level "
+    "Zero driver) and libocloc.so; no pip package installs them.",
     "metal": "The Metal backend runs on macOS only.",
     "opencl": "The OpenCL backend needs an OpenCL 1.2+ ICD (for example PoCL).",
 }
@@ -44,7 +45,7 @@ def _check_arch(arch):
             f"Unknown architecture: {arch!r}. Available: {', '.join(_known_archs())}"
         )
     if arch not in _tack._available_backends():
-        missing = ImportError(f"this build of Tack was compiled without the '{arch}' backend")
+        missing = ImportError(f"This build of Tack was compiled without the '{arch}' backend.")
         raise RuntimeError(
             f"Cannot initialize {arch!r} backend: missing dependency. {missing} "
             f"{_HINTS.get(arch, '')}"
@@ -96,3 +97,35 @@ def sync():
 def active_device():
     """The active device (the CPU when none was chosen)."""
     return _tack._default_device()
+
+
+# CONTRACT C21. These backends wrap host memory in field_from_ptr, so every pointer is "cpu" to
+# them: the CPU, Metal (unified memory) and OpenCL, whose buffers have no address a host can
+# hold. Any other backend with device memory would need a driver query (zeMemGetAllocProperties
+# for Level Zero) that the core does not make yet; it refuses rather than guess, as C21 has a
+# failed Level Zero query do.
+_HOST_MEMORY_ONLY = ("cpu", "metal", "opencl")
+
+
+def _device_memory_space(device, ptr):
+    """Where `ptr` lives for this device (CONTRACT C21): "cpu", or one of the device's
+    `device_memory_spaces`. Anything that is not an address (an int in [0, 2**64)) answers
+    "cpu" without asking a driver."""
+    if not isinstance(ptr, int) or isinstance(ptr, bool) or not 0 <= ptr < 2**64:
+        return "cpu"
+    if device.name in _HOST_MEMORY_ONLY or not device.device_memory_spaces:
+        return "cpu"
+    raise RuntimeError(
+        f"Cannot tell which memory pointer {ptr:#x} is in: this build's {device.label} backend "
+        "has no memory-space query yet"
+    )
+
+
+_device_memory_space.__name__ = "memory_space"
+_device_memory_space.__qualname__ = "Device.memory_space"
+_tack.Device.memory_space = _device_memory_space
+
+
+def memory_space(ptr):
+    """Where `ptr` lives for the active backend (CONTRACT C21); see Device.memory_space."""
+    return active_device().memory_space(ptr)

@@ -131,13 +131,6 @@ def field_from_ptr(ptr, dtype, shape, writable=False):
 array_from_ptr = field_from_ptr
 
 
-def memory_space(ptr):
-    """Where `ptr` lives for the active backend (CONTRACT C21): "cpu" on the CPU; on OpenCL too,
-    whose buffers have no device addresses a host can hold (wrapping takes host memory).
-    Anything that is not an address answers "cpu" without asking a driver."""
-    return "cpu"
-
-
 def from_dlpack(source, copy=False):
     """A field sharing a DLPack producer's memory (CONTRACT C23); `copy=True` copies it."""
     if copy:

@@ -1,3 +1,4 @@
 """Compatibility with upstream's module layout: tack.runtime.dispatch.get_backend()."""
 
-from . import dispatch  # noqa: F401  (tack.runtime.dispatch works after import tack.runtime)
+# tack.runtime.dispatch works after `import tack.runtime`, as upstream.
+from .dispatch import get_backend  # noqa: F401

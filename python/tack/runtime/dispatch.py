@@ -1,6 +1,10 @@
-"""tack.runtime.dispatch.get_backend() (CONTRACT C4) and the env-flag parser (C3)."""
+"""tack.runtime.dispatch.get_backend() (CONTRACT C4), the env-flag parser (C3) and the install
+guidance per backend that tack.init's errors carry (C2)."""
 
+from .. import _devices
 from .._devices import active_device, env_flag
+
+_BACKEND_HELP = _devices._HINTS  # the name upstream's tests read
 
 
 def get_backend():
