@@ -139,27 +139,48 @@ nb::object to_numpy(const Field& f, bool vectors) {
     return read_into_numpy(f, f.shape);
 }
 
+// A value with components (a list, a tuple, a NumPy array of rank >= 1), not a number.
+bool has_components(nb::handle value) {
+    PyObject* v = value.ptr();
+    if (PyUnicode_Check(v) || PyBytes_Check(v)) return false;
+    if (nb::hasattr(value, "ndim")) return nb::cast<int64_t>(value.attr("ndim")) > 0;
+    return PySequence_Check(v) != 0;
+}
+
+std::string python_type(nb::handle value) {
+    return nb::cast<std::string>(value.type().attr("__name__"));
+}
+
+// A number sets every component; an element's value (a vector or matrix field) sets every
+// element (CONTRACT C11).
 void fill(Field& f, nb::handle value) {
-    Scalar s;
-    if (scalar_from_python(value, s, "fill() value")) {
+    if (!has_components(value)) {
+        Scalar s;
+        if (!scalar_from_python(value, s, "fill() value"))
+            raise_python(PyExc_TypeError, "fill() takes a number, got " + python_type(value));
         f.array.fill_scalar(s);
         return;
     }
     if (f.elem_dims.empty()) {
         raise_python(PyExc_TypeError,
-                     "fill() takes a number, got " + nb::cast<std::string>(nb::str(value.type())));
+                     "fill() takes a scalar for a field of scalars, got " + python_type(value));
     }
-    // A vector or matrix value sets every element (CONTRACT C11).
+    nb::object element = numpy().attr("asarray")(value, numpy_name(f.array.dtype()));
+    Extents got = nb::cast<Extents>(element.attr("shape"));
+    if (got != f.elem_dims) {
+        raise_python(PyExc_ValueError, "fill() got a value of shape " + shape_text(got) +
+                                           "; the elements of this field have shape " +
+                                           shape_text(f.elem_dims));
+    }
     Extents shape = f.elements;
     shape.insert(shape.end(), f.elem_dims.begin(), f.elem_dims.end());
-    nb::object element = numpy().attr("asarray")(value, numpy_name(f.array.dtype()));
     from_numpy(f, numpy().attr("broadcast_to")(element, to_tuple(shape)));
 }
 
 nb::object reshape(const Field& f, nb::handle shape) {
     Extents want = shape_arg(shape);
     if (product(want) != product(f.shape)) {
-        raise_python(PyExc_ValueError, "cannot reshape field of size " +
+        raise_python(PyExc_ValueError, "Cannot reshape a field of size " +
                                            std::to_string(product(f.shape)) + " into shape " +
                                            shape_text(want));
     }
@@ -182,35 +203,55 @@ nb::object converted(const Field& f, DType dtype) {
     return make_field(std::move(out));
 }
 
-// One index per element dimension (or None / () for 0-d); negatives count from the end.
+// One integer index per element dimension, or f[None] for a 0-d field; negatives count from
+// the end (CONTRACT C12).
+[[noreturn]] void bad_index(const Field& f) {
+    size_t rank = f.elements.size();
+    if (rank == 0) {
+        raise_python(PyExc_TypeError,
+                     "A zero-dimensional field is read with f[None] (or f[()]); it takes no "
+                     "integer indices");
+    }
+    raise_python(PyExc_TypeError, "A field of shape " + shape_text(f.elements) + " takes " +
+                                      std::to_string(rank) + " integer " +
+                                      (rank == 1 ? "index" : "indices") +
+                                      " (slices are not supported: use to_numpy() or reshape())");
+}
+
+bool index_value(nb::handle h, int64_t& out) {
+    if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) return false;
+    out = nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr())));
+    return true;
+}
+
 int64_t flat_element(const Field& f, nb::handle index) {
     Extents idx;
     if (index.is_none()) {
-        if (!f.elements.empty())
-            raise_python(PyExc_IndexError, "f[None] reads a 0-d field; this field has shape " +
-                                               shape_text(f.elements));
+        if (!f.elements.empty()) {
+            raise_python(PyExc_TypeError,
+                         "f[None] reads a zero-dimensional field; this field has shape " +
+                             shape_text(f.elements) + " and takes " +
+                             std::to_string(f.elements.size()) + " integer indices");
+        }
     } else if (PyTuple_Check(index.ptr())) {
-        for (nb::handle i : nb::borrow<nb::tuple>(index))
-            idx.push_back(nb::cast<int64_t>(i));
-    } else if (PyIndex_Check(index.ptr())) {
-        idx.push_back(nb::cast<int64_t>(nb::steal(PyNumber_Index(index.ptr()))));
+        for (nb::handle i : nb::borrow<nb::tuple>(index)) {
+            int64_t k;
+            if (!index_value(i, k)) bad_index(f);
+            idx.push_back(k);
+        }
     } else {
-        raise_python(PyExc_TypeError,
-                     "Fields are indexed with integers (one per dimension); slicing is not "
-                     "supported, use to_numpy() or reshape()");
+        int64_t k;
+        if (!index_value(index, k)) bad_index(f);
+        idx.push_back(k);
     }
-    if (idx.size() != f.elements.size()) {
-        raise_python(PyExc_IndexError, "Field of shape " + shape_text(f.elements) +
-                                           " indexed with " + std::to_string(idx.size()) +
-                                           " indices");
-    }
+    if (idx.size() != f.elements.size()) bad_index(f);
     int64_t flat = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
         int64_t extent = f.elements[d];
         int64_t k = idx[d] < 0 ? idx[d] + extent : idx[d];
         if (k < 0 || k >= extent) {
             raise_python(PyExc_IndexError, "index " + std::to_string(idx[d]) +
-                                               " is out of bounds for axis " + std::to_string(d) +
+                                               " is out of range for axis " + std::to_string(d) +
                                                " with size " + std::to_string(extent));
         }
         flat = flat * extent + k;
@@ -264,7 +305,7 @@ nb::object concat(nb::handle fields) {
     int64_t total = 0;
     for (const Field* f : parts) {
         if (f->array.dtype() != dtype)
-            raise_python(PyExc_TypeError, "concat() needs fields of one dtype, got tack." +
+            raise_python(PyExc_TypeError, "concat() needs fields of the same dtype, got tack." +
                                               std::string(name(dtype)) + " and tack." +
                                               name(f->array.dtype()));
         total += f->array.size();
@@ -381,13 +422,14 @@ void init_fields(nb::module_& m) {
         .def("__setitem__",
              [](Field&, nb::object, nb::object) {
                  raise_python(PyExc_TypeError,
-                              "Field elements cannot be assigned from the host; use from_numpy(), "
+                              "Fields are not written by element from the host; use from_numpy(), "
                               "fill() or a kernel");
              })
         .def("__iter__",
              [](const Field&) {
                  raise_python(PyExc_TypeError,
-                              "'Field' object is not iterable; use to_numpy() to read its values");
+                              "Fields are not iterated on the host; use to_numpy() to read their "
+                              "values");
              })
         .def("sum", &reduce<&Array::sum>)
         .def("min", &reduce<&Array::min>)

@@ -1,5 +1,6 @@
-"""Host API details the public Tack programs and tests rely on (CONTRACT C2, C4, C21): device
-equality, memory spaces and the tack.runtime.dispatch module."""
+"""Host API details the public Tack programs and tests rely on (CONTRACT C2, C4, C10-C12, C21):
+device equality, memory spaces, the tack.runtime.dispatch module, field fills, host element
+reads and the public wording of field errors."""
 
 import subprocess
 import sys
@@ -57,3 +58,91 @@ def test_unavailable_backends_carry_their_install_guidance():
         tack.init(missing[0])
     assert _BACKEND_HELP[missing[0]].splitlines()[0] in str(e.value)
     assert isinstance(e.value.__cause__, ImportError)
+
+
+# --- fill --------------------------------------------------------------------------------------
+
+
+def test_fill_takes_an_element_as_any_array_like(backend):
+    frames = tack.Matrix.field(2, 2, dtype=tack.i32, shape=(3,))
+    element = np.array([[1, 2], [3, 4]])
+    frames.fill(element)
+    expected = np.broadcast_to(element.astype(np.int32), (3, 2, 2))
+    np.testing.assert_array_equal(frames.to_numpy(vectors=True), expected)
+    frames.fill(((5, 6), (7, 8)))
+    np.testing.assert_array_equal(frames.to_numpy(vectors=True)[1], [[5, 6], [7, 8]])
+
+    colors = tack.Vector.field(3, dtype=tack.f32, shape=(2, 2))
+    colors.fill(np.array([0.25, 0.5, 1.0], np.float64))
+    np.testing.assert_array_equal(colors.to_numpy(), np.tile(np.float32([0.25, 0.5, 1.0]), 4))
+    colors.fill(np.float32(3.0))  # a NumPy scalar sets every component
+    assert (colors.to_numpy() == 3.0).all()
+
+    scalars = tack.field(tack.f32, (3,))
+    scalars.fill(np.array(2.5))  # a 0-d array is a number
+    np.testing.assert_array_equal(scalars.to_numpy(), [2.5, 2.5, 2.5])
+
+
+def test_fill_refuses_a_value_of_the_wrong_shape(backend):
+    colors = tack.Vector.field(3, dtype=tack.f32, shape=(4,))
+    colors.fill(1.0)
+    with pytest.raises(ValueError, match=r"^fill\(\) got a value of shape \(2,\); the elements "
+                                         r"of this field have shape \(3,\)$"):
+        colors.fill([1.0, 2.0])
+    frames = tack.Matrix.field(2, 2, dtype=tack.f32, shape=(1,))
+    with pytest.raises(ValueError, match=r"shape \(4,\); the elements of this field have shape "
+                                         r"\(2, 2\)"):
+        frames.fill(np.arange(4))
+    assert (colors.to_numpy() == 1.0).all()  # nothing was written
+    scalars = tack.field(tack.f32, (4,))
+    with pytest.raises(TypeError, match="takes a scalar for a field of scalars, got list"):
+        scalars.fill([1.0, 2.0])
+    with pytest.raises(TypeError, match="takes a scalar for a field of scalars, got ndarray"):
+        scalars.fill(np.ones(4))
+    with pytest.raises(TypeError, match="fill\\(\\) takes a number, got str"):
+        scalars.fill("1")
+
+
+# --- host element reads --------------------------------------------------------------------------
+
+
+def test_host_reads_take_one_integer_per_dimension(backend):
+    values = np.arange(12, dtype=np.float32).reshape(3, 4)
+    f = tack.field_like(values)
+    assert f[np.int64(2), 1] == values[2, 1] and f[-1, -4] == values[-1, -4]
+    for index in (1, (0, 1, 2), (slice(0, 2), 0), (0, 1.0), (True, 0), "0"):
+        with pytest.raises(TypeError, match=r"shape \(3, 4\) takes 2 integer indices"):
+            f[index]
+    with pytest.raises(IndexError, match="index 4 is out of range for axis 1 with size 4"):
+        f[0, 4]
+    with pytest.raises(IndexError, match="index -4 is out of range for axis 0 with size 3"):
+        f[-4, 0]
+    with pytest.raises(TypeError, match="zero-dimensional"):
+        f[None]
+    with pytest.raises(TypeError, match="not written by element"):
+        f[0, 0] = 1.0
+    with pytest.raises(TypeError, match="not iterated"):
+        list(f)
+
+    line = tack.field_like(values[0])
+    with pytest.raises(TypeError, match=r"shape \(4,\) takes 1 integer index"):
+        line[0, 0]
+
+    z = tack.field(tack.i32, ())
+    z.fill(9)
+    assert z[None] == 9 and z[()] == 9
+    with pytest.raises(TypeError, match=r"zero-dimensional field is read with f\[None\]"):
+        z[0]
+
+
+# --- messages with the public wording ----------------------------------------------------------
+
+
+def test_field_errors_use_the_public_wording(backend):
+    f = tack.field(tack.f32, (12,))
+    with pytest.raises(ValueError, match=r"^Cannot reshape a field of size 12 into shape "
+                                         r"\(5, 3\)$"):
+        f.reshape((5, 3))
+    with pytest.raises(TypeError, match=r"^concat\(\) needs fields of the same dtype, got "
+                                        r"tack\.f32 and tack\.i32$"):
+        tack.concat([f, tack.field(tack.i32, (2,))])

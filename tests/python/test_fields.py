@@ -135,7 +135,7 @@ def test_host_indexing():
     assert g[1] == 0.25 and isinstance(g[1], float)
     with pytest.raises(IndexError):
         f[3, 0]
-    with pytest.raises(IndexError):
+    with pytest.raises(TypeError, match="takes 2 integer indices"):
         f[0]
     with pytest.raises(TypeError):
         f[0, 0] = 1
