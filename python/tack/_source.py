@@ -37,9 +37,11 @@ def capture(fn, kind):
     try:
         lines, first_line = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
+        noun = "kernel" if kind == "kernel" else "device function"
         raise RuntimeError(
-            f"Cannot read the source of @tack.{kind} '{fn.__name__}': {e}. Kernels must be "
-            "defined in a file (not exec() or an interactive prompt)."
+            f"Cannot read the source of {noun} '{fn.__name__}' (@tack.{kind}): {e}. Kernels "
+            "and device functions must be defined in a file (not exec() or an interactive "
+            "prompt)."
         ) from e
     path = os.path.abspath(inspect.getsourcefile(fn) or fn.__code__.co_filename)
     first = lines[0]

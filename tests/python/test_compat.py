@@ -146,3 +146,13 @@ def test_field_errors_use_the_public_wording(backend):
     with pytest.raises(TypeError, match=r"^concat\(\) needs fields of the same dtype, got "
                                         r"tack\.f32 and tack\.i32$"):
         tack.concat([f, tack.field(tack.i32, (2,))])
+
+
+@pytest.mark.parametrize("decorator,noun", [("kernel", "kernel"), ("func", "device function")])
+def test_unreadable_source_names_what_it_is(decorator, noun):
+    namespace = {}
+    exec(compile("def generated(x):\n    return x\n", "<generated>", "exec"), namespace)
+    with pytest.raises(RuntimeError, match=rf"^Cannot read the source of {noun} 'generated' "
+                                           rf"\(@tack\.{decorator}\)") as e:
+        getattr(tack, decorator)(namespace["generated"])
+    assert isinstance(e.value.__cause__, OSError)
