@@ -156,3 +156,14 @@ def test_unreadable_source_names_what_it_is(decorator, noun):
                                            rf"\(@tack\.{decorator}\)") as e:
         getattr(tack, decorator)(namespace["generated"])
     assert isinstance(e.value.__cause__, OSError)
+
+
+def test_dtypes_carry_their_numpy_dtype():
+    expected = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,
+                "i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64,
+                "f32": np.float32, "f64": np.float64}
+    for name, np_type in expected.items():
+        t = getattr(tack, name)
+        assert isinstance(t.numpy_dtype, np.dtype) and t.numpy_dtype == np.dtype(np_type)
+        assert t.numpy_dtype == t.np
+    assert np.iinfo(tack.u16.numpy_dtype).max == 2**16 - 1
