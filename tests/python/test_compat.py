@@ -60,6 +60,19 @@ def test_unavailable_backends_carry_their_install_guidance():
     assert isinstance(e.value.__cause__, ImportError)
 
 
+def test_a_backend_that_fails_to_start_says_why_then_what_to_install():
+    from tack.runtime.dispatch import _BACKEND_HELP
+
+    if "opencl" not in tack._tack._available_backends():
+        pytest.skip("needs the opencl backend compiled in")
+    with pytest.raises(RuntimeError) as e:
+        tack.init("opencl", platform=10**6)
+    message = str(e.value)
+    assert message.startswith("Cannot initialize 'opencl' backend on ")
+    assert message.endswith(". " + _BACKEND_HELP["opencl"])
+    assert isinstance(e.value.__cause__, RuntimeError)
+
+
 # --- fill --------------------------------------------------------------------------------------
 
 
