@@ -19,6 +19,7 @@ checkout's root conftest.py (which --confcutdir keeps pytest from reading). It p
 import importlib.abc
 import importlib.machinery
 import os
+import re
 import sys
 import types
 
@@ -103,14 +104,42 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             setattr(sys.modules[parent], child, module)
 
 
-def _dummy_args(kernel):
-    return [tack.field(tack.f32, (1,)) for _ in kernel.params]
+_USED_AS_VALUE = re.compile(r"array '(\w+)' used as a value")
+_WRONG_RANK = re.compile(r"'(\w+)' has \d+ dimension\(s\) but is indexed with (\d+) ind")
 
 
-def _get_ir(self, **_):
+def _dummy_arg(kind, element):
+    if kind == "scalar":
+        return 1  # an int: it may be a loop bound or an index
+    shape = (1,) * kind
+    if element is None:
+        return tack.field(tack.f32, shape)
+    if isinstance(element, int):
+        return tack.Vector.field(element, tack.f32, shape)
+    return tack.Matrix.field(*element, tack.f32, shape)
+
+
+def _get_ir(self, vector_fields=None, **_):
     """Public tests call get_ir() to trigger frontend errors: validate and raise, or return
-    the typed IR text for one-element f32 fields."""
-    return tack.inspect(self, *_dummy_args(self), mode="ir")
+    the typed IR text. The arguments are guessed: a one-element f32 field per parameter (a
+    vector or matrix field where `vector_fields` gives `{name: n}` or `{name: (n, m)}`), then,
+    as the core's type errors tell, a scalar for a parameter used as a value and a field of the
+    rank a parameter is indexed with."""
+    elements = dict(vector_fields or {})
+    kinds = {name: 1 for name in self.params}
+    for _ in range(2 * len(kinds) + 1):
+        args = [_dummy_arg(kinds[name], elements.get(name)) for name in self.params]
+        try:
+            return tack.inspect(self, *args, mode="ir")
+        except TypeError as e:
+            scalar, rank = _USED_AS_VALUE.search(str(e)), _WRONG_RANK.search(str(e))
+            if scalar and kinds.get(scalar[1]) != "scalar":
+                kinds[scalar[1]] = "scalar"
+            elif rank and rank[1] in kinds and kinds[rank[1]] != int(rank[2]):
+                kinds[rank[1]] = int(rank[2])
+            else:
+                raise
+    return tack.inspect(self, *args, mode="ir")
 
 
 def _install_shims():
