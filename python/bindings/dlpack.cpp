@@ -229,6 +229,10 @@ DType import_dtype(const DLDataType& t) {
 
 void check_contiguous(const DLTensor& t) {
     if (!t.strides) return;
+    // An empty tensor addresses no element, so any strides describe it (NumPy exports 0).
+    for (int d = 0; d < t.ndim; ++d) {
+        if (t.shape[d] == 0) return;
+    }
     int64_t expected = 1;
     for (int d = t.ndim; d-- > 0;) {
         if (t.shape[d] != 1 && t.strides[d] != expected)

@@ -180,3 +180,16 @@ def test_dtypes_carry_their_numpy_dtype():
         assert isinstance(t.numpy_dtype, np.dtype) and t.numpy_dtype == np.dtype(np_type)
         assert t.numpy_dtype == t.np
     assert np.iinfo(tack.u16.numpy_dtype).max == 2**16 - 1
+
+
+# --- DLPack ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 2)])
+def test_empty_tensors_import_whatever_their_strides(backend, shape):
+    source = np.zeros(shape, np.float32)  # NumPy exports zero strides for empty arrays
+    f = tack.from_dlpack(source)
+    assert f.shape == shape and f.size == 0 and f.sum() == 0.0
+    assert f.to_numpy().shape == shape
+    with pytest.raises(ValueError, match="only C-contiguous tensors"):
+        tack.from_dlpack(np.zeros((4, 4), np.float32)[:, :2])
