@@ -323,7 +323,14 @@ nb::object concat(nb::handle fields) {
     return make_field(std::move(out));
 }
 
+// NumPy 2's __array__: the result is always a copy, so copy=False (NumPy's "never copy")
+// is refused as NumPy's protocol asks.
 nb::object array_protocol(const Field& f, nb::handle dtype, nb::handle copy) {
+    if (copy.ptr() == Py_False) {
+        raise_python(PyExc_ValueError,
+                     "a tack field converts to a NumPy array by copying; use "
+                     "np.from_dlpack(field) for a view of its memory");
+    }
     nb::object a = to_numpy(f, false);
     if (!dtype.is_none()) a = a.attr("astype")(dtype);
     return a;

@@ -148,6 +148,17 @@ def test_host_reads_take_one_integer_per_dimension(backend):
         z[0]
 
 
+def test_numpy_conversion_copies_and_says_so(backend):
+    f = tack.field_like(np.arange(3, dtype=np.float32))
+    a = np.asarray(f)
+    a[0] = 7.0  # a copy: the field is unchanged
+    assert f.to_numpy().tolist() == [0.0, 1.0, 2.0]
+    assert np.asarray(f, dtype=np.int64).dtype == np.int64
+    np.testing.assert_array_equal(np.array(f, copy=True), [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="np.from_dlpack"):
+        np.asarray(f, copy=False)
+
+
 # --- messages with the public wording ----------------------------------------------------------
 
 
