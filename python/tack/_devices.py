@@ -118,7 +118,8 @@ def _device_memory_space(device, ptr):
     """Where `ptr` lives for this device (CONTRACT C21): "cpu", or one of the device's
     `device_memory_spaces`. Anything that is not an address (an int in [0, 2**64)) answers
     "cpu" without asking a driver."""
-    if not isinstance(ptr, int) or isinstance(ptr, bool) or not 0 <= ptr < 2**64:
+    # The null pointer is no allocation of any device's.
+    if not isinstance(ptr, int) or isinstance(ptr, bool) or not 0 < ptr < 2**64:
         return "cpu"
     if device.name in _HOST_MEMORY_ONLY or not device.device_memory_spaces:
         return "cpu"

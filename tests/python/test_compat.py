@@ -38,6 +38,19 @@ def test_memory_space_answers_without_guessing(backend):
     assert type(device).memory_space is tack.Device.memory_space
 
 
+def test_memory_space_refuses_to_guess_where_it_cannot_ask():
+    """A backend with device memory and no query in the core (Level Zero today) raises rather
+    than call a device pointer host memory; non-addresses and null still answer "cpu"."""
+    from types import SimpleNamespace
+
+    level_zero = SimpleNamespace(name="level_zero", label="Level Zero",
+                                 device_memory_spaces=("level_zero",))
+    space = tack.Device.memory_space
+    assert space(level_zero, 0) == space(level_zero, "ptr") == space(level_zero, 2**64) == "cpu"
+    with pytest.raises(RuntimeError, match="Level Zero backend has no memory-space query"):
+        space(level_zero, 0x1000)
+
+
 def test_import_tack_makes_runtime_dispatch_usable():
     out = subprocess.run(
         [sys.executable, "-c", "import tack; print(tack.runtime.dispatch.get_backend().name)"],
