@@ -83,9 +83,6 @@ from ._tack import (
 from ._textures import Texture3D, texture3d
 
 Array = Field
-# Upstream's dtype objects carry their NumPy dtype as `numpy_dtype` (programs write
-# `np.zeros(n, tack.f32.numpy_dtype)`); it is `.np` under its public name.
-DType.numpy_dtype = DType.np
 __version__ = _tack.__version__
 
 _DTYPES = {t.name: t for t in (i8, u8, i16, u16, i32, u32, i64, u64, f32, f64)}
