@@ -10,10 +10,11 @@ checkout's root conftest.py (which --confcutdir keeps pytest from reading). It p
 - module shims for the few internal names public-API tests import (PUBLIC-TESTS.md section 5):
   `tack.lang.source_validation.UnsupportedSyntaxError` is our class, `tack.lang.func.Func` our
   Func, `tack.lang.constant.{Float,Int}Constant` our constant types, `tack.lang.types.<dtype>` our
-  dtypes, and `Kernel.get_ir()` /
-  `.func` exist. Any other `tack.lang.*`, `tack.codegen.*` or missing `tack.runtime.*` module is a
-  stub whose attributes raise when used, so files that import internals at module top still
-  collect; the tests that use those internals then fail and are counted as "internal".
+  dtypes, `Kernel.get_ir()` / `.func` exist, and `Field._buffer` reaches a field's memory
+  (`.address`, `._data`). Any other `tack.lang.*`, `tack.codegen.*` or missing
+  `tack.runtime.*` module is a stub whose attributes raise when used, so files that import
+  internals at module top still collect; the tests that use those internals then fail and are
+  counted as "internal".
 """
 
 import importlib.abc
@@ -22,7 +23,9 @@ import os
 import re
 import sys
 import types
+import weakref
 
+import numpy as np
 import pytest
 
 import tack
@@ -142,12 +145,53 @@ def _get_ir(self, vector_fields=None, **_):
     return tack.inspect(self, *args, mode="ir")
 
 
+class _BufferShim:
+    """`field._buffer` of the Python implementation, as far as public tests use it to reach a
+    field's memory: one object per storage (`a._buffer is a.reshape(...)._buffer`), `.address`
+    and, on host-visible memory, `._data` (a NumPy view, taken through DLPack). Memory a host
+    cannot address (OpenCL buffers) refuses both, rather than hand field_from_ptr a handle."""
+
+    def __init__(self, field):
+        self._field = field
+
+    def _host_view(self):
+        try:
+            return np.from_dlpack(self._field)
+        except BufferError as e:
+            raise NotImplementedError(f"_buffer of a field that is not host-visible: {e}") from e
+
+    @property
+    def address(self):
+        self._host_view()
+        return self._field.address
+
+    @property
+    def _data(self):
+        return self._host_view()
+
+    def __getattr__(self, name):
+        raise NotImplementedError(f"Field._buffer.{name} is an internal of the Python "
+                                  "implementation")
+
+
+_BUFFERS = weakref.WeakValueDictionary()
+
+
+def _buffer(field):
+    key = (field.device, field.address)
+    shim = _BUFFERS.get(key)
+    if shim is None:
+        shim = _BUFFERS[key] = _BufferShim(field)
+    return shim
+
+
 def _install_shims():
     sys.meta_path.append(_StubFinder())
     unwrapped = property(lambda self: self.__wrapped__)
     tack.Kernel.func = unwrapped
     tack.Kernel.get_ir = _get_ir
     tack.Func.func = unwrapped
+    tack.Field._buffer = property(_buffer)
 
 
 _install_shims()
