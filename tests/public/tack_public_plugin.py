@@ -10,11 +10,11 @@ checkout's root conftest.py (which --confcutdir keeps pytest from reading). It p
 - module shims for the few internal names public-API tests import (PUBLIC-TESTS.md section 5):
   `tack.lang.source_validation.UnsupportedSyntaxError` is our class, `tack.lang.func.Func` our
   Func, `tack.lang.constant.{Float,Int}Constant` our constant types, `tack.lang.types.<dtype>` our
-  dtypes, `Kernel.get_ir()` / `.func` exist, and `Field._buffer` reaches a field's memory
-  (`.address`, `._data`). Any other `tack.lang.*`, `tack.codegen.*` or missing
-  `tack.runtime.*` module is a stub whose attributes raise when used, so files that import
-  internals at module top still collect; the tests that use those internals then fail and are
-  counted as "internal".
+  dtypes, `Kernel.get_ir()` / `.func` exist, `Field._buffer` reaches a field's memory
+  (`.address`, `._data`) and `get_backend()._cache` counts a kernel's variants. Any other
+  `tack.lang.*`, `tack.codegen.*` or missing `tack.runtime.*` module is a stub whose
+  attributes raise when used, so files that import internals at module top still collect; the
+  tests that use those internals then fail and are counted as "internal".
 """
 
 import importlib.abc
@@ -185,6 +185,52 @@ def _buffer(field):
     return shim
 
 
+class _VariantCacheShim:
+    """`get_backend()._cache` of the Python implementation, as far as public tests count
+    compiled variants with it: `get(kernel)` / `[kernel]` is a sized stand-in for that kernel's
+    variants on this device (`Kernel._num_variants()`), and `pop(kernel)` forgets the ones
+    compiled so far (the count restarts there). Anything else is internal."""
+
+    _baselines = {}
+
+    def __init__(self, device):
+        self._device = device
+
+    def _count(self, kernel):
+        key = (self._device, kernel)
+        return kernel._num_variants() - self._baselines.get(key, 0)
+
+    def get(self, kernel, default=None):
+        n = self._count(kernel)
+        return range(n) if n else default
+
+    def __getitem__(self, kernel):
+        n = self._count(kernel)
+        if not n:
+            raise KeyError(kernel)
+        return range(n)
+
+    def __contains__(self, kernel):
+        return self._count(kernel) > 0
+
+    def pop(self, kernel, *default):
+        n = self._count(kernel)
+        self._baselines[(self._device, kernel)] = kernel._num_variants()
+        if n:
+            return range(n)
+        if default:
+            return default[0]
+        raise KeyError(kernel)
+
+    def __getattr__(self, name):
+        raise NotImplementedError(f"Backend._cache.{name} is an internal of the Python "
+                                  "implementation")
+
+    def __len__(self):
+        raise NotImplementedError("len(Backend._cache) is an internal of the Python "
+                                  "implementation")
+
+
 def _install_shims():
     sys.meta_path.append(_StubFinder())
     unwrapped = property(lambda self: self.__wrapped__)
@@ -192,6 +238,7 @@ def _install_shims():
     tack.Kernel.get_ir = _get_ir
     tack.Func.func = unwrapped
     tack.Field._buffer = property(_buffer)
+    tack.Device._cache = property(_VariantCacheShim)
 
 
 _install_shims()
