@@ -10,13 +10,16 @@ checkout's root conftest.py (which --confcutdir keeps pytest from reading). It p
 - module shims for the few internal names public-API tests import (PUBLIC-TESTS.md section 5):
   `tack.lang.source_validation.UnsupportedSyntaxError` is our class, `tack.lang.func.Func` our
   Func, `tack.lang.constant.{Float,Int}Constant` our constant types, `tack.lang.types.<dtype>` our
-  dtypes, `Kernel.get_ir()` / `.func` exist, `Field._buffer` reaches a field's memory
-  (`.address`, `._data`) and `get_backend()._cache` counts a kernel's variants. Any other
-  `tack.lang.*`, `tack.codegen.*` or missing `tack.runtime.*` module is a stub whose
-  attributes raise when used, so files that import internals at module top still collect; the
-  tests that use those internals then fail and are counted as "internal".
+  dtypes, `tack.lang.dlpack` the DLPack ABI structs (ctypes) and capsule calls,
+  `Kernel.get_ir()` / `.func` exist, `Field._buffer` reaches a field's memory (`.address`,
+  `._data`), `Field._writable` is `writable`, and `get_backend()._cache` counts a kernel's
+  variants. Any other `tack.lang.*`, `tack.codegen.*` or missing `tack.runtime.*` module is a
+  stub whose attributes raise when used, so files that import internals at module top still
+  collect; the tests that use those internals then fail and are counted as "internal".
 """
 
+import ctypes
+import importlib
 import importlib.abc
 import importlib.machinery
 import os
@@ -61,11 +64,62 @@ class InternalStub:
         return f"<internal stub {self._qualname}>"
 
 
+_SHIMMED = set()  # module names with real contents (_real_shims), filled by _StubFinder
+
+
 class _StubModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return InternalStub(f"{self.__name__}.{name}")
+        qualname = f"{self.__name__}.{name}"
+        if qualname in _SHIMMED:  # `from tack.lang import dlpack`
+            return importlib.import_module(qualname)
+        return InternalStub(qualname)
+
+
+def _dlpack_abi():
+    """The DLPack ABI (dlpack.h v1.0) as ctypes structs, with the CPython capsule calls, under
+    the names public DLPack tests read a capsule with (`tack.lang.dlpack`). Written from the
+    DLPack header, not from the Python implementation."""
+
+    class DLDevice(ctypes.Structure):
+        _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+    class DLDataType(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                    ("lanes", ctypes.c_uint16)]
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                    ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                    ("strides", ctypes.POINTER(ctypes.c_int64)),
+                    ("byte_offset", ctypes.c_uint64)]
+
+    deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+    class DLManagedTensor(ctypes.Structure):
+        _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                    ("deleter", deleter)]
+
+    class DLPackVersion(ctypes.Structure):
+        _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+    class DLManagedTensorVersioned(ctypes.Structure):
+        _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                    ("deleter", deleter), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+    api = ctypes.pythonapi
+    get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", api))
+    is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
+        ("PyCapsule_IsValid", api))
+    return {
+        "DLDevice": DLDevice, "DLDataType": DLDataType, "DLTensor": DLTensor,
+        "DLManagedTensor": DLManagedTensor, "DLPackVersion": DLPackVersion,
+        "DLManagedTensorVersioned": DLManagedTensorVersioned,
+        "DLPACK_FLAG_BITMASK_READ_ONLY": 1 << 0, "DLPACK_FLAG_BITMASK_IS_COPIED": 1 << 1,
+        "_PyCapsule_GetPointer": get_pointer, "_PyCapsule_IsValid": is_valid,
+    }
 
 
 def _real_shims():
@@ -76,6 +130,7 @@ def _real_shims():
         "tack.lang.source_validation": {"UnsupportedSyntaxError": tack.UnsupportedSyntaxError},
         "tack.lang.types": {t.name: t for t in dtypes},
         "tack.lang.func": {"Func": tack.Func},
+        "tack.lang.dlpack": _dlpack_abi(),
         # The classes of our scalar constants, whatever module defines them.
         "tack.lang.constant": {
             "FloatConstant": type(tack.constant(1.0)),
@@ -89,6 +144,7 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def __init__(self):
         self._shims = _real_shims()
+        _SHIMMED.update(self._shims)
 
     def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith(STUB_PREFIXES) and fullname not in ("tack.lang", "tack.codegen"):
@@ -238,6 +294,7 @@ def _install_shims():
     tack.Kernel.get_ir = _get_ir
     tack.Func.func = unwrapped
     tack.Field._buffer = property(_buffer)
+    tack.Field._writable = property(lambda field: field.writable)
     tack.Device._cache = property(_VariantCacheShim)
 
 
