@@ -1,6 +1,7 @@
 #include "runtime/cpu/cpu_backend.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -139,7 +140,8 @@ std::optional<int> num_threads_option(const DeviceOptions& options) {
     if (it == options.end()) return std::nullopt;
     const auto* v = std::get_if<std::int64_t>(&it->second.value());
     if (!v) throw ValueError("The 'cpu' backend's num_threads option must be an integer");
-    return static_cast<int>(std::clamp<std::int64_t>(*v, 1, 1 << 16));
+    return static_cast<int>(
+        std::clamp<std::int64_t>(*v, 1, INT32_MAX));  // capped by resolve_thread_count
 }
 
 std::shared_ptr<Backend> create(const DeviceOptions& options) {

@@ -1,6 +1,7 @@
 #include "runtime/cpu/cpu_info.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +16,9 @@
 
 namespace tack::runtime::cpu {
 namespace {
+
+constexpr int kThreadsPerLogicalCpu = 4;
+constexpr int kMinThreadCap = 256;
 
 // Counts the CPUs in a Linux cpulist such as "0,4" or "0-1,8-9".
 int count_cpulist(const std::string& list) {
@@ -62,10 +66,33 @@ int physical_core_count() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
+int max_thread_count() {
+#if defined(__linux__)
+    int logical = logical_cpu_count();
+#else
+    int logical = int(std::thread::hardware_concurrency());
+#endif
+    return std::max(kMinThreadCap, kThreadsPerLogicalCpu * std::max(1, logical));
+}
+
+// Counts past what the machine runs at once only time-slice; far past it, creating the threads
+// fails (RLIMIT_NPROC, memory for stacks), which used to terminate the process.
 int resolve_thread_count(std::optional<int> num_threads_option) {
-    if (num_threads_option) return std::max(1, *num_threads_option);
-    if (auto from_env = support::env_cpu_threads()) return std::max(1, *from_env);
-    return physical_core_count();
+    int wanted = physical_core_count();
+    if (num_threads_option) {
+        wanted = std::max(1, *num_threads_option);
+    } else if (auto from_env = support::env_cpu_threads()) {
+        wanted = std::max(1, *from_env);
+    }
+    int cap = max_thread_count();
+    if (wanted > cap) {
+        std::fprintf(stderr,
+                     "tack: warning: %d CPU threads requested; using %d (at most %d per logical "
+                     "CPU, or %d)\n",
+                     wanted, cap, kThreadsPerLogicalCpu, kMinThreadCap);
+        wanted = cap;
+    }
+    return wanted;
 }
 
 }  // namespace tack::runtime::cpu

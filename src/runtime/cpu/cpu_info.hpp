@@ -10,8 +10,12 @@ namespace tack::runtime::cpu {
 /// unreadable, std::thread::hardware_concurrency(). Always >= 1.
 int physical_core_count();
 
+/// The most threads a CPU backend starts: 4 per logical CPU, at least 256.
+int max_thread_count();
+
 /// Thread count for a CPU backend (E11): explicit `num_threads` option > TACK_CPU_THREADS >
-/// physical_core_count(). Values < 1 become 1. A non-integer TACK_CPU_THREADS throws a
+/// physical_core_count(). Values < 1 become 1; values above max_thread_count() become it, with
+/// a warning on stderr. A non-integer TACK_CPU_THREADS throws a
 /// diag::CompileError of kind ValueError (the host maps it to ValueError from `init`).
 int resolve_thread_count(std::optional<int> num_threads_option);
 
