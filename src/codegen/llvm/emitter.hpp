@@ -72,6 +72,7 @@ class FunctionEmitter {
     llvm::AllocaInst* var_slot(const ir::Var& v);
     llvm::Value* buffer_base(const ir::Buffer& buffer) const;
     llvm::Value* element_ptr(const ir::Buffer& buffer, const ir::Expr& index);
+    llvm::Align access_align(const ir::Buffer& buffer) const;
     llvm::Value* printf_format(const ir::Print& s, std::vector<llvm::Value*>& args);
     /// Branches to `target` and continues in a block nothing reaches.
     void jump(llvm::BasicBlock* target);
