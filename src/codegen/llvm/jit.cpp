@@ -80,6 +80,9 @@ class OrcObject final : public LoadedObject {
     ResultFn result(const std::string& kernel_name) const override {
         return reinterpret_cast<ResultFn>(lookup(detail::result_symbol(kernel_name)));
     }
+    EntryFn streaming_entry(const std::string& kernel_name) const override {
+        return reinterpret_cast<EntryFn>(lookup(detail::ntentry_symbol(kernel_name)));
+    }
 
   private:
     void* lookup(const std::string& symbol) const {

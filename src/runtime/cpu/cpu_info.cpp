@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -64,6 +65,31 @@ int physical_core_count() {
     if (logical > 0 && siblings > 0) return std::max(1, logical / siblings);
 #endif
     return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int64_t last_level_cache_bytes() {
+    static const int64_t kBytes = [] {
+        int64_t best = 0;
+        int best_level = 0;
+#if defined(__linux__)
+        for (int i = 0; i < 16; ++i) {
+            std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i);
+            std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
+            int level = 0;
+            std::string size;
+            if (!(level_file >> level) || !(size_file >> size) || size.empty()) break;
+            int64_t bytes = std::atoll(size.c_str());
+            char unit = size.back();
+            bytes *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
+            if (level > best_level || (level == best_level && bytes > best)) {
+                best_level = level;
+                best = bytes;
+            }
+        }
+#endif
+        return best > 0 ? best : int64_t(32) << 20;
+    }();
+    return kBytes;
 }
 
 int max_thread_count() {

@@ -1,6 +1,7 @@
 #pragma once
 // Host CPU facts the CPU backend sizes itself by (CONTRACT E11).
 
+#include <cstdint>
 #include <optional>
 
 namespace tack::runtime::cpu {
@@ -9,6 +10,10 @@ namespace tack::runtime::cpu {
 /// (/sys/devices/system/cpu/cpu0/topology/thread_siblings_list); elsewhere, or when that file is
 /// unreadable, std::thread::hardware_concurrency(). Always >= 1.
 int physical_core_count();
+
+/// Size of the largest (last-level) cache cpu0 reports, from sysfs (sysconf's figure is the
+/// host's on some VMs); 32 MiB when unknown. Read once.
+int64_t last_level_cache_bytes();
 
 /// The most threads a CPU backend starts: 4 per logical CPU, at least 256.
 int max_thread_count();
