@@ -72,10 +72,10 @@ def worker_ns():
                 total += int(f.read().split()[0])
     return total
 tack.init("cpu", num_threads=2)
-x = tack.field_like(np.linspace(0, 1, 1 << 15, dtype=np.float32))
-y = tack.zeros(tack.f32, 1 << 15)
+x = tack.field_like(np.linspace(0, 1, 1 << 16, dtype=np.float32))
+y = tack.zeros(tack.f32, 1 << 16)
 idle = []
-for _ in range(10):
+for _ in range(12):
     before = worker_ns()
     heavy(x, y)
     idle.append(worker_ns() == before)
@@ -95,7 +95,9 @@ def test_long_kernels_do_not_stay_serial_in_fresh_processes(tmp_path):
         assert r.returncode == 0, r.stderr
         out = json.loads(r.stdout.strip().splitlines()[-1])
         assert out["ok"]
-        # Idle workers on the last five calls in a row: the policy kept the kernel serial.
+        # Idle workers on the last five calls in a row: the policy kept the kernel serial. (On a
+        # loaded host a fanned-out call may also find its worker unscheduled until the caller
+        # has stolen every piece, but not five calls of ~10 ms running.)
         if all(out["idle"][-5:]):
             stuck.append(attempt)
     assert stuck == []
