@@ -101,7 +101,6 @@ CostModel::CostModel(const CostModel& other) {
 
 CostModel& CostModel::operator=(const CostModel& other) {
     parallel_min_elems_.store(other.parallel_min_elems());
-    serial_only_min_elems_.store(other.serial_only_min_elems_.load());
     call_overhead_ns_.store(other.call_overhead_ns());
     ns_per_elem_.store(other.serial_ns_per_elem());
     ns_per_elem_parallel_.store(other.parallel_ns_per_elem());
@@ -189,7 +188,6 @@ bool CpuExecutor::would_fan_out(const CostModel& model, int64_t total) const {
 void CpuExecutor::update_thresholds(CostModel& model) const {
     double r_s = model.serial_ns_per_elem();
     double r_p = policy_ == support::CpuPolicy::V2 ? model.parallel_ns_per_elem() : 0.0;
-    model.serial_only_min_elems_.store(min_elems_for(r_s), std::memory_order_relaxed);
     model.parallel_min_elems_.store(min_elems_for(r_s, r_p), std::memory_order_relaxed);
 }
 

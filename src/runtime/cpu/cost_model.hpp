@@ -67,7 +67,6 @@ class CostModel {
   private:
     friend class CpuExecutor;
     std::atomic<int64_t> parallel_min_elems_{kNeverParallel};
-    std::atomic<int64_t> serial_only_min_elems_{kNeverParallel};  // the threshold without r_p
     std::atomic<bool> busy_{false};  // guards the read-modify-write of the estimates
     std::atomic<double> call_overhead_ns_{-1.0};
     std::atomic<double> ns_per_elem_{0.0};
