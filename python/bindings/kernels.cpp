@@ -13,6 +13,7 @@
 
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/cpu/cost_model.hpp"
 #include "runtime/inspect.hpp"
 #include "runtime/kernel_impl.hpp"
 #include "runtime/registry.hpp"
@@ -305,6 +306,8 @@ void init_kernels(nb::module_& m) {
     m.def("_inspect", &inspect, nb::arg("kernel"), nb::arg("args"), nb::arg("mode"));
     m.def("_time_native_calls", &time_native_calls, nb::arg("kernel"), nb::arg("args"),
           nb::arg("calls"));
+    // Tests only (tests/python/test_cpu_threads.py): the CPU pool's fan-outs so far.
+    m.def("_cpu_fan_outs", [] { return runtime::cpu::fan_out_count(); });
 }
 
 }  // namespace tack::python

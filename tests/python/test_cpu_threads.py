@@ -74,15 +74,17 @@ def worker_ns():
 tack.init("cpu", num_threads=2)
 x = tack.field_like(np.linspace(0, 1, 1 << 16, dtype=np.float32))
 y = tack.zeros(tack.f32, 1 << 16)
-idle = []
+idle, fanned = [], []
 for _ in range(12):
-    before = worker_ns()
+    before, fan_outs = worker_ns(), tack._tack._cpu_fan_outs()
     heavy(x, y)
     idle.append(worker_ns() == before)
+    fanned.append(tack._tack._cpu_fan_outs() > fan_outs)
 ref = x.to_numpy().astype(np.float32)
 for _ in range(200):
     ref = ref * np.float32(0.999) + np.float32(0.001)
-print(json.dumps(dict(idle=idle, ok=bool(np.allclose(y.to_numpy(), ref, rtol=1e-5)))))
+ok = bool(np.allclose(y.to_numpy(), ref, rtol=1e-5))
+print(json.dumps(dict(idle=idle, fanned=fanned, ok=ok)))
 """
 
 
@@ -95,6 +97,9 @@ def test_long_kernels_do_not_stay_serial_in_fresh_processes(tmp_path):
         assert r.returncode == 0, r.stderr
         out = json.loads(r.stdout.strip().splitlines()[-1])
         assert out["ok"]
+        # The decision itself, whatever the scheduler did: every call fans out (the first one
+        # after timing a serial prefix).
+        assert all(out["fanned"]), out["fanned"]
         # Idle workers on the last five calls in a row: the policy kept the kernel serial. (On a
         # loaded host a fanned-out call may also find its worker unscheduled until the caller
         # has stolen every piece, but not five calls of ~10 ms running.)

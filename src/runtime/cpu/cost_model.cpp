@@ -82,6 +82,8 @@ double smoothed_serial(double prev, double sample) {
     return prev + kCostSmoothing * (sample - prev);
 }
 
+std::atomic<uint64_t> g_fan_outs{0};
+
 uint64_t next_recheck_after(uint64_t n) {
     return n < kRecheckDoublingLimit ? 2 * n : n + kRecheckDoublingLimit;
 }
@@ -332,9 +334,12 @@ void CpuExecutor::record_parallel_sample(CostModel& model, double sample) {
     model.busy_.store(false, std::memory_order_release);
 }
 
+// A recheck slice; the whole range only when that is short. probe_min_range() follows the live
+// fan-out cost, so under load it grew past long ranges and the rechecks at parallel dispatch
+// 1, 2, 4 ... ran those serially in full (a 10 ms kernel, serial on its 3rd and 5th calls).
 int64_t CpuExecutor::sample_elems(const CostModel& model, int64_t total) const {
-    if (total <= probe_min_range()) return total;
     double rate = std::max(model.serial_ns_per_elem(), kMinNsPerElem);
+    if (total <= probe_min_range() && double(total) * rate < kAlwaysParallelNs) return total;
     double target_ns = kSampleOverheadRatio * std::max(model.call_overhead_ns(), 1.0);
     auto target = static_cast<int64_t>(std::min(target_ns / rate, double(total)));
     return std::clamp<int64_t>(std::max(target, total / kSliceFraction), 1, total);
@@ -363,8 +368,13 @@ void CpuExecutor::run_parallel(CostModel& model, RangeFn fn, void* ctx, int64_t 
     fan_out(model, run_around_hole, &hole, start, end - slice);
 }
 
+uint64_t fan_out_count() {
+    return g_fan_outs.load(std::memory_order_relaxed);
+}
+
 void CpuExecutor::fan_out(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
     model.scattered_.store(true, std::memory_order_relaxed);
+    g_fan_outs.fetch_add(1, std::memory_order_relaxed);
     FanOutStats stats;
     if (!pool_->run(fn, ctx, start, end, &stats)) return;  // ran serially: pool busy
     record_fan_out(model, stats, end - start);

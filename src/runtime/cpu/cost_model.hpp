@@ -38,6 +38,11 @@ namespace tack::runtime::cpu {
 
 inline constexpr int64_t kNeverParallel = int64_t(1) << 62;
 
+/// Dispatches (or parts of one) handed to the pool since the process started, over every
+/// executor: lets tests in fresh processes count the policy's decisions, whatever CPU time the
+/// scheduler then gave the workers.
+uint64_t fan_out_count();
+
 /// Per compiled variant. Copying takes a snapshot (so variants can live in ordinary containers).
 /// Safe to share between threads dispatching the same variant: updates that find the model busy
 /// are dropped (a lost sample only delays learning).

@@ -179,8 +179,12 @@ TEST(CostModel, LongSerialRunNeverStaysSerial) {
         const int calls = 12;
         for (int i = 0; i < calls; ++i) {
             kernel.slow_elsewhere = i == 2;
+            uint64_t fan_outs = fan_out_count();
             executor.dispatch(model, Timed::run, &kernel, 0, n);
             EXPECT_TRUE(executor.would_fan_out(model, n)) << "after call " << i;
+            // After the first (unmeasured, serial) call, rechecks time a slice serially and fan
+            // out the rest; none runs the range whole.
+            if (i > 0) EXPECT_GT(fan_out_count(), fan_outs) << "call " << i << " ran serially";
         }
         for (auto& h : hits)
             ASSERT_EQ(h.load(), calls);
