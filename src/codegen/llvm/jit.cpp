@@ -113,6 +113,11 @@ class OrcObject final : public LoadedObject {
 
 }  // namespace
 
+void LoadedObject::prepare() {
+    detail::host_identity();
+    jit();
+}
+
 std::unique_ptr<LoadedObject> LoadedObject::load(const std::vector<uint8_t>& object) {
     static std::atomic<uint64_t> counter{0};
     Jit& j = jit();

@@ -78,7 +78,9 @@ class CpuBackend final : public Backend {
   public:
     explicit CpuBackend(std::optional<int> num_threads)
         : executor_(translate_compile_errors(
-              [&] { return CpuExecutor::from_environment(num_threads); })) {}
+              [&] { return CpuExecutor::from_environment(num_threads); })) {
+        llvm_cpu::LoadedObject::prepare();
+    }
 
     const BackendEntry& entry() const override { return kEntry; }
     DTypeSet supported_dtypes() const override { return DTypeSet::all(); }
