@@ -109,6 +109,11 @@ std::optional<StreamingStore> streaming_store(const ir::Kernel& k) {
     UsesOnlyParams start_scan(k);
     start_scan.visit_expr(k.dims[0].start);
     if (!start_scan.ok) return std::nullopt;
+    // The streaming entry runs the prologue three times per piece (head, middle, tail): fine for
+    // assignments, not for a print before the loop.
+    for (const auto& stmt : k.prologue) {
+        if (!dynamic_cast<const ir::Assign*>(stmt.get())) return std::nullopt;
+    }
     UseScan scan(k, k.dims[0].var.get());
     scan.visit_block(k.prologue);
     if (k.result) scan.visit_expr(k.result);

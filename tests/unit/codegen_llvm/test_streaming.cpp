@@ -65,6 +65,11 @@ TEST(Streaming, OnlyWriteOnlyOutputsStoredAtTheLoopVariable) {
         kb.k.body.push_back(store(out, use(i), load(x, use(i))));
         EXPECT_FALSE(streams(kb.k));
     }
+    {  // a print before the loop (the streaming entry runs the prologue per part)
+        Kernel k = triad_kernel("printing");
+        k.prologue.push_back(Print::make({std::string("hello")}));
+        EXPECT_FALSE(streams(k));
+    }
     {  // two dimensions
         KernelBuilder kb("rows");
         auto x = kb.array_param("x", f32);
