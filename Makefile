@@ -12,7 +12,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE := 5G
 
-.PHONY: setup configure build demo test unit golden python format-check asan fuzz bench install clean
+.PHONY: setup configure build demo test unit golden python format-check asan fuzz bench bench-peers install clean
 
 setup:
 	@scripts/setup.sh
@@ -56,6 +56,11 @@ test: format-check build unit golden python asan fuzz
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+
+# The same kernels in Numba, Warp and Quadrants next to ours (benchmarks/peers.py). The peers go
+# into a venv of their own (.venv-peers), never into the package's dependencies.
+bench-peers: setup
+	@scripts/bench.sh --peers
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Builds every benchmark program in Release and runs each one.
 #   scripts/bench.sh [BUILD_DIR]
+#   scripts/bench.sh --peers [peers.py args...]
+# --peers (make bench-peers): installs Numba, Warp and Quadrants into .venv-peers (a venv of its
+# own, on the same Python as .venv; never a dependency of the package), builds the Python
+# extension in build-release and runs benchmarks/peers.py against it.
 # BUILD_DIR is used when it is configured as Release; otherwise (`make bench` passes the default
 # RelWithDebInfo tree) a separate Release tree, build-release, is configured next to it, since
 # timings of an -O2 -g1 build say little. Results print as tables; bench_cpu also writes
@@ -9,6 +13,32 @@
 # the machines are shared and noisy.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--peers" ]; then
+  shift
+  PEERS=.venv-peers
+  BASE_PY=$(.venv/bin/python -c 'import sys; print(sys.base_prefix)')/bin/python3
+  if [ ! -x "$PEERS/bin/python" ]; then
+    "$BASE_PY" -m venv "$PEERS" || exit 1
+  fi
+  for pkg in numpy numba warp-lang quadrants; do
+    "$PEERS/bin/python" -m pip show -q "$pkg" >/dev/null 2>&1 ||
+      "$PEERS/bin/python" -m pip install -q "$pkg" || echo "bench.sh: $pkg did not install; skipped"
+  done
+  REL=build-release
+  if [ ! -f "$REL/build.ninja" ] || ! grep -q '^TACK_PYTHON:BOOL=ON' "$REL/CMakeCache.txt"; then
+    cmake -S . -B "$REL" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTACK_BUILD_TESTS=OFF \
+      -DTACK_PYTHON=ON -DTACK_PYTHON_INPLACE=OFF -DPython_EXECUTABLE="$PWD/.venv/bin/python" || exit 1
+  fi
+  cmake --build "$REL" --target _tack -j "$(nproc)" || exit 1
+  # The package from python/ with the Release extension next to it.
+  PKG=$REL/python-package/tack
+  rm -rf "$PKG" && mkdir -p "$PKG"
+  for f in python/tack/*.py; do ln -s "$PWD/$f" "$PKG/"; done
+  cp "$REL"/_tack*.so "$PKG/"
+  exec env PYTHONPATH="$PWD/$REL/python-package" "$PEERS/bin/python" benchmarks/peers.py "$@"
+fi
+
 BUILD=${1:-build-release}
 if [ -f "$BUILD/CMakeCache.txt" ] && ! grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$BUILD/CMakeCache.txt"; then
   BUILD=build-release

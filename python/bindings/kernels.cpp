@@ -7,8 +7,13 @@
 #include <cstring>
 #include <exception>
 
+#if defined(__GLIBC__)
+#include <stdio_ext.h>
+#endif
+
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/cpu/cost_model.hpp"
 #include "runtime/inspect.hpp"
 #include "runtime/kernel_impl.hpp"
 #include "runtime/registry.hpp"
@@ -66,7 +71,10 @@ class ArgPack {
             if (out[i].array) continue;
             nb::handle h = args[i];
             Scalar& s = out[i].scalar;
-            if (!scalar_from_python(h, s, "argument for parameter '" + k.param_name(i) + "'")) {
+            if (fast_scalar(h.ptr(), s)) {
+                // converted without building the error context below
+            } else if (!scalar_from_python(h, s,
+                                           "argument for parameter '" + k.param_name(i) + "'")) {
                 raise_python(PyExc_TypeError,
                              "Unsupported argument type for parameter '" + k.param_name(i) +
                                  "': " + nb::cast<std::string>(nb::repr(h.type())));
@@ -79,6 +87,33 @@ class ArgPack {
 
   private:
     static constexpr size_t kInline = 16;
+    // Exact floats, bools and ints that fit 64 bits: what almost every call passes. Anything
+    // else (NumPy scalars, subclasses, huge ints) takes scalar_from_python and its messages.
+    static bool fast_scalar(PyObject* o, Scalar& out) {
+        if (PyFloat_CheckExact(o)) {
+            double d = PyFloat_AS_DOUBLE(o);
+            out.dtype = DType::f64;
+            std::memcpy(&out.bits, &d, 8);
+            return true;
+        }
+        if (PyBool_Check(o)) {
+            out = {DType::i32, o == Py_True ? 1u : 0u};
+            return true;
+        }
+        if (!PyLong_CheckExact(o)) return false;
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return false;
+        }
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+            out = {DType::i32, uint64_t(uint32_t(int32_t(v)))};
+        } else {
+            out = {DType::i64, static_cast<uint64_t>(v)};
+        }
+        return true;
+    }
     static Scalar narrow_to_f32(Scalar s) {
         double d;
         std::memcpy(&d, &s.bits, 8);
@@ -147,8 +182,16 @@ void check_count(const PyKernel& k, size_t given) {
     }
 }
 
-nb::object call(PyKernel& k, nb::args args, nb::kwargs kwargs) {
-    if (kwargs.size() != 0) {
+// Kernel print() writes through C stdio; flushing an empty stream still takes its lock.
+void flush_kernel_output() {
+#if defined(__GLIBC__)
+    if (__fpending(stdout) == 0) return;
+#endif
+    std::fflush(stdout);
+}
+
+nb::object call(PyKernel& k, const nb::tuple& args, PyObject* kwargs) {
+    if (kwargs && PyDict_GET_SIZE(kwargs) != 0) {
         const char* msg = "Keyword arguments not supported in kernels";
         raise_chained(PyExc_RuntimeError,
                       "Kernel '" + k.name() + "' failed on " + backend_class() + ": " + msg,
@@ -166,7 +209,7 @@ nb::object call(PyKernel& k, nb::args args, nb::kwargs kwargs) {
         } catch (...) {
             failure = std::current_exception();
         }
-        std::fflush(stdout);  // kernel print() writes through C stdio
+        flush_kernel_output();
     }
     if (failure) {
         try {
@@ -182,6 +225,31 @@ nb::object call(PyKernel& k, nb::args args, nb::kwargs kwargs) {
     }
     return result ? scalar_to_python(*result) : nb::none();
 }
+
+// Kernel.__call__ as the type's tp_call slot: nanobind's generic path for (*args, **kwargs)
+// builds and checks an args/kwargs pair on every call (about a quarter of a 1-element launch).
+PyObject* kernel_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+    try {
+        if (!nb::inst_ready(self)) {
+            PyErr_SetString(PyExc_TypeError, "tack.Kernel is not initialized");
+            return nullptr;
+        }
+        return call(*nb::inst_ptr<PyKernel>(self), nb::borrow<nb::tuple>(args), kwargs)
+            .release()
+            .ptr();
+    } catch (nb::python_error& e) {
+        e.restore();
+    } catch (const nb::builtin_exception& e) {
+        PyErr_SetString(
+            e.type() == nb::exception_type::type_error ? PyExc_TypeError : PyExc_RuntimeError,
+            e.what());
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return nullptr;
+}
+
+PyType_Slot kKernelSlots[] = {{Py_tp_call, reinterpret_cast<void*>(&kernel_tp_call)}, {0, nullptr}};
 
 // --- tack.inspect (CONTRACT C26): the pipeline for these arguments on the active backend,
 // never run or cached (the core's runtime/inspect.hpp, shared with tackc) --------------------
@@ -221,11 +289,11 @@ std::vector<double> time_native_calls(PyKernel& k, nb::tuple args, int calls) {
 
 void init_kernels(nb::module_& m) {
     nb::class_<PyKernel>(m, "Kernel", nb::dynamic_attr(), nb::is_weak_referenceable(),
+                         nb::type_slots(kKernelSlots),
                          "A @tack.kernel: call it with fields and scalars.")
         .def(nb::init<const std::string&, const std::string&, int, int, nb::object>(),
              nb::arg("source"), nb::arg("path"), nb::arg("line_offset"), nb::arg("col_offset"),
              nb::arg("resolver"))
-        .def("__call__", &call)
         .def_prop_ro("name", &PyKernel::name)
         .def("__repr__", [](const PyKernel& k) { return "<tack.kernel '" + k.name() + "'>"; })
         .def_prop_ro("params",
@@ -240,6 +308,8 @@ void init_kernels(nb::module_& m) {
     m.def("_inspect", &inspect, nb::arg("kernel"), nb::arg("args"), nb::arg("mode"));
     m.def("_time_native_calls", &time_native_calls, nb::arg("kernel"), nb::arg("args"),
           nb::arg("calls"));
+    // Tests only (tests/python/test_cpu_threads.py): the CPU pool's fan-outs so far.
+    m.def("_cpu_fan_outs", [] { return runtime::cpu::fan_out_count(); });
 }
 
 }  // namespace tack::python

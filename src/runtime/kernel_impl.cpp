@@ -24,6 +24,7 @@ struct SignatureEntry {
     ir::Kernel lowered;  // pristine template: passes work on copies (CONTRACT D17)
     std::vector<std::pair<int, int>> dims_used;
     KernelFacts facts;
+    LaunchPlan launch;            // launch_count() without the IR evaluator on every call
     std::string workgroup_error;  // set when the backend cannot run the kernel's workgroup use
     std::vector<std::unique_ptr<VariantSlot>> variants;
 };
@@ -129,7 +130,7 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
             noalias = backend.specializes_disjoint() && disjoint(*sig, args);
         }
         check_per_call(*sig, backend, args);
-        int64_t total = launch_count({&sig->lowered, args});
+        int64_t total = sig->launch.count({&sig->lowered, args});
         const ir::ExprPtr& result = sig->lowered.result;
         if (total == 0 && !result) return std::nullopt;
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
@@ -170,7 +171,7 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
                              "' is an empty tack::Array handle");
         }
         const Backend& owner = a->buffer()->backend();
-        if (owner.name() != backend.name()) {
+        if (&owner != &backend && owner.name() != backend.name()) {
             throw RuntimeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
                                "' holds an array of the " + std::string(owner.display_name()) +
                                " backend, but the call runs on the " +
@@ -226,6 +227,7 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend,
     entry->sig = std::move(sig);
     entry->dims_used = passes::shape_dims_used(entry->lowered);
     entry->facts = collect_facts(entry->lowered);
+    entry->launch = LaunchPlan(entry->lowered);
     entry->workgroup_error = workgroup_error(*fn_, entry->facts, backend);
     check_atomic_dtypes(*fn_, entry->facts, backend);
     return entry;

@@ -102,6 +102,67 @@ __int128 trip_count(int64_t start, int64_t end, int64_t step) {
 
 }  // namespace
 
+std::optional<LaunchPlan::Term> LaunchPlan::term(const ir::Kernel& kernel, const ir::ExprPtr& e) {
+    if (e->type != DType::i64) return std::nullopt;  // a cast in between: let eval do it
+    if (const auto* imm = dynamic_cast<const ir::IntImm*>(e.get())) {
+        return Term{Term::Kind::Constant, ir::Value::of_int(imm->type, imm->bits).as_signed()};
+    }
+    if (const auto* dim = dynamic_cast<const ir::ArrayDim*>(e.get())) {
+        return Term{Term::Kind::Extent, dim->buffer->param_index, dim->dim};
+    }
+    // An integer scalar parameter, directly (i64) or widened by the IR's cast.
+    const ir::Expr* inner = e.get();
+    if (const auto* cast = dynamic_cast<const ir::Cast*>(inner)) inner = cast->value.get();
+    const auto* ref = dynamic_cast<const ir::VarRef*>(inner);
+    if (!ref || is_float(ref->type)) return std::nullopt;
+    for (size_t i = 0; i < kernel.params.size(); ++i) {
+        if (kernel.params[i].scalar.get() == ref->var.get()) {
+            return Term{Term::Kind::Scalar, int64_t(i), 0, ref->type};
+        }
+    }
+    return std::nullopt;
+}
+
+LaunchPlan::LaunchPlan(const ir::Kernel& kernel) {
+    for (const auto& d : kernel.dims) {
+        auto start = term(kernel, d.start), end = term(kernel, d.end), step = term(kernel, d.step);
+        if (!start || !end || !step) {
+            dims_.clear();
+            return;
+        }
+        dims_.push_back({*start, *end, *step});
+    }
+    direct_ = true;
+}
+
+int64_t LaunchPlan::value(const Term& t, const CallValues& call) {
+    switch (t.kind) {
+        case Term::Kind::Constant:
+            return t.value;
+        case Term::Kind::Extent:
+            return call.args[size_t(t.value)].array->shape()[t.dim];
+        case Term::Kind::Scalar:
+            break;
+    }
+    const Scalar& s = call.args[size_t(t.value)].scalar;
+    return ir::eval_cast(DType::i64, ir::Value::of_int(t.dtype, s.bits)).as_signed();
+}
+
+int64_t LaunchPlan::count(const CallValues& call) const {
+    if (!direct_) return launch_count(call);
+    __int128 total = 1;
+    for (const Dim& d : dims_) {
+        __int128 n = trip_count(value(d.start, call), value(d.end, call), value(d.step, call));
+        if (n == 0) return 0;
+        total *= n;
+        if (total > INT64_MAX) {
+            throw ValueError("Kernel '" + call.kernel->name +
+                             "': the parallel loop has more than 2^63 - 1 iterations");
+        }
+    }
+    return static_cast<int64_t>(total);
+}
+
 int64_t launch_count(const CallValues& call) {
     __int128 total = 1;
     for (const auto& d : call.kernel->dims) {

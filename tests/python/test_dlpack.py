@@ -110,3 +110,36 @@ def test_field_from_ptr():
 def test_memory_space():
     assert tack.memory_space(np.zeros(1).ctypes.data) == "cpu"
     assert tack.memory_space("not an address") == "cpu"
+
+
+@tack.kernel
+def copy_into(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i]
+
+
+def test_unaligned_imports_run_and_claim_byte_alignment():
+    # Hardening issue, defect 10 (CONTRACT E14): buffers at a 1-byte offset, for every dtype;
+    # the CPU's LLVM IR claims `align 1` on field accesses, before and after O3.
+    kinds = {"i": "int", "u": "uint", "f": "float"}
+    for name in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64"):
+        dt = getattr(tack, name)
+        n = 67
+        np_dt = np.dtype(kinds[name[0]] + name[1:])
+        raw = np.zeros(2 * n * np_dt.itemsize + 2, np.uint8)
+        src = raw[1:1 + n * np_dt.itemsize].view(np_dt)  # views at odd addresses
+        dst = raw[1 + n * np_dt.itemsize:1 + 2 * n * np_dt.itemsize].view(np_dt)
+        src[:] = np.arange(n) % 50
+        x = tack.field_from_ptr(src.ctypes.data, dt, n)
+        y = tack.field_from_ptr(dst.ctypes.data, dt, n, writable=True)
+        assert x.address % 2 == 1 or np_dt.itemsize == 1
+        copy_into(x, y)
+        assert (dst == np.arange(n) % 50).all(), name
+        for mode in ("source", "optimized"):
+            text = tack.inspect(copy_into, x, y, mode=mode)
+            accesses = [ln for ln in text.splitlines() if "getelementptr" not in ln and
+                        ("= load " in ln or "store " in ln) and " ptr %slot" not in ln]
+            assert "align 1" in text, (name, mode)
+            if mode == "optimized":  # scalars in allocas are gone; every access is a field's
+                assert all(", align 1" in ln for ln in accesses if "= load ptr" not in ln), \
+                    (name, [ln for ln in accesses if ", align 1" not in ln])

@@ -384,3 +384,53 @@ def test_kernel_return_values_of_decisions_g7():
     f = third(tack.field(tack.f32, 2))
     assert type(f) is float and f == float(np.float32(1) / np.float32(3))  # f32, not f64
     assert saxpy(tack.field(tack.f32, 1), tack.field(tack.f32, 1), 1.0) is None
+
+
+@tack.kernel
+def fill_scalar(out, s):
+    for i in range(out.shape[0]):
+        out[i] = s
+
+
+def test_scalar_fast_path_agrees_with_the_general_conversion():
+    # Exact ints/floats/bools take the binding's fast path; subclasses and NumPy scalars the
+    # general one. Both must type values alike (CONTRACT B2): i32 up to 2**31-1, then i64.
+    class MyInt(int):
+        pass
+
+    class MyFloat(float):
+        pass
+
+    out = tack.field(tack.f64, 2)
+    for fast, general in ((2**31 - 1, MyInt(2**31 - 1)), (-(2**31), MyInt(-(2**31))),
+                          (2**31, MyInt(2**31)), (-(2**63), np.int64(-(2**63))),
+                          (2.5, MyFloat(2.5)), (True, np.bool_(True))):
+        fill_scalar(out, fast)
+        n = fill_scalar._num_variants()
+        a = out.to_numpy().copy()
+        fill_scalar(out, general)
+        assert fill_scalar._num_variants() == n, (fast, general)
+        assert (out.to_numpy() == a).all() and a[0] == float(fast)
+
+
+@tack.kernel
+def mark_range(out, start, stop, step):
+    for i in range(start, stop, step):
+        out[i] = out[i] + 1
+
+
+def test_launch_ranges_from_scalars_of_every_integer_width():
+    # The launch count is read straight from the scalars (runtime/launch.cpp LaunchPlan); it must
+    # agree with Python's range for i32, i64 and NumPy unsigned values, empty and negative steps
+    # included (DECISIONS: a step <= 0 runs nothing).
+    for start, stop, step in ((0, 10, 1), (3, 17, 4), (5, 5, 1), (9, 2, 1), (2, 9, -1),
+                              (0, 10, 0), (1, 2**31 + 5 - 2**31, 2)):
+        for conv in (int, np.int64, np.uint32):
+            if conv is np.uint32 and min(start, stop, step) < 0:
+                continue
+            out = tack.zeros(tack.i32, 20)
+            mark_range(out, conv(start), conv(stop), conv(step))
+            want = np.zeros(20, np.int32)
+            if step > 0:
+                want[list(range(start, stop, step))] += 1
+            assert (out.to_numpy() == want).all(), (start, stop, step, conv)

@@ -64,6 +64,16 @@ Value* FunctionEmitter::buffer_base(const ir::Buffer& buffer) const {
                               "' is not bound");
 }
 
+// CONTRACT E14: a parameter may be an import at any byte offset (field_from_ptr, DLPack), so
+// its loads and stores claim alignment 1; x86 vector moves cost the same either way. Claiming
+// the element size was undefined behaviour on such imports (and O3 carried the claim into
+// vector loads). Atomics keep natural alignment, which dispatch checks (D14). Local arrays are
+// our own allocas.
+llvm::Align FunctionEmitter::access_align(const ir::Buffer& buffer) const {
+    if (buffer.kind == ir::BufferKind::Param) return llvm::Align(1);
+    return llvm::Align(size_bytes(buffer.elem));
+}
+
 Value* FunctionEmitter::element_ptr(const ir::Buffer& buffer, const ir::Expr& index) {
     Value* base = buffer_base(buffer);
     return b_.CreateGEP(llvm_type(context(), buffer.elem), base, emit(index));
@@ -117,7 +127,7 @@ Value* FunctionEmitter::visit(const ir::ThreadId* e) {
 Value* FunctionEmitter::visit(const ir::Load* e) {
     Value* ptr = element_ptr(*e->buffer, *e->index);
     llvm::Type* ty = llvm_type(context(), e->type);
-    return b_.CreateAlignedLoad(ty, ptr, llvm::Align(size_bytes(e->type)));
+    return b_.CreateAlignedLoad(ty, ptr, access_align(*e->buffer));
 }
 
 llvm::GlobalVariable* FunctionEmitter::table_global(const ir::Table& t) {

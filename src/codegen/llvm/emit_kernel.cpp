@@ -2,11 +2,15 @@
 //   internal  void tack_kernel_<enc>(typed params..., i64 loop_start, i64 loop_end)  alwaysinline
 //   exported  void tack_entry_<enc>(ptr slots, i64 loop_start, i64 loop_end)
 //   exported  void tack_result_<enc>(ptr slots, ptr out)          (only with Kernel::result)
+//   internal  void tack_ntkernel_<enc>(...)       the kernel with streaming stores, noinline
+//   exported  void tack_ntentry_<enc>(ptr slots, i64 loop_start, i64 loop_end)
+//                                         (only with a streaming_store(), see streaming.cpp)
 // The kernel runs the prologue, then the flattened parallel iterations t in [start, end):
 // t decomposes row-major (last dimension fastest) into per-dimension indices.
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 
 #include "codegen/llvm/emitter.hpp"
@@ -163,7 +167,8 @@ void emit_parallel_loop(FunctionEmitter& em, const ir::Kernel& k, Value* t_start
 }
 
 llvm::Function* emit_kernel_function(llvm::Module& m, const ir::Kernel& k,
-                                     const CpuCodegenOptions& opts) {
+                                     const CpuCodegenOptions& opts, const std::string& symbol,
+                                     bool inline_always = true) {
     llvm::LLVMContext& ctx = m.getContext();
     std::vector<llvm::Type*> types;
     for (const auto& p : k.params) {
@@ -172,9 +177,11 @@ llvm::Function* emit_kernel_function(llvm::Module& m, const ir::Kernel& k,
     }
     types.push_back(llvm::Type::getInt64Ty(ctx));
     types.push_back(llvm::Type::getInt64Ty(ctx));
-    llvm::Function* fn = declare(m, llvm::Type::getVoidTy(ctx), types,
-                                 llvm::GlobalValue::InternalLinkage, kernel_symbol(k.name));
-    fn->addFnAttr(llvm::Attribute::AlwaysInline);
+    llvm::Function* fn =
+        declare(m, llvm::Type::getVoidTy(ctx), types, llvm::GlobalValue::InternalLinkage, symbol);
+    // The streaming copy stays a function of its own: streaming.cpp finds its stores to the
+    // streamed parameter there after O3.
+    fn->addFnAttr(inline_always ? llvm::Attribute::AlwaysInline : llvm::Attribute::NoInline);
     std::vector<Value*> args;
     for (auto& a : fn->args())
         args.push_back(&a);
@@ -202,6 +209,49 @@ void emit_entry(llvm::Module& m, const ir::Kernel& k, llvm::Function* kernel_fn)
     b.CreateRetVoid();
 }
 
+/// The streaming entry: [start, end) splits where the streamed parameter's elements reach and
+/// leave 64-byte boundaries; the aligned middle runs the non-temporal copy of the kernel (a
+/// whole number of 64-byte lines), head and tail the ordinary one. A base that is not even
+/// element-aligned (an import at an odd offset) has no aligned middle: all of it runs ordinarily.
+void emit_streaming_entry(llvm::Module& m, const ir::Kernel& k, llvm::Function* kernel_fn,
+                          llvm::Function* nt_fn, const StreamingStore& s) {
+    auto* ptr = llvm::PointerType::get(m.getContext(), 0);
+    auto* i64 = llvm::Type::getInt64Ty(m.getContext());
+    llvm::Function* fn = declare(m, llvm::Type::getVoidTy(m.getContext()), {ptr, i64, i64},
+                                 llvm::GlobalValue::ExternalLinkage, ntentry_symbol(k.name));
+    FunctionEmitter em(fn, k);
+    Builder& b = em.builder();
+    std::vector<Value*> args = unpack_slots(b, k, fn->getArg(0));
+    bind_params(em, k, args);
+    Value* start = fn->getArg(1);
+    Value* end = fn->getArg(2);
+    Value* esz = b.getInt64(uint64_t(s.elem_bytes));
+    Value* base = b.CreatePtrToInt(args[size_t(s.param)], i64);
+    Value* first =
+        b.CreateAdd(base, b.CreateMul(b.CreateAdd(em.emit(*k.dims[0].start), start), esz));
+    Value* head = b.CreateUDiv(b.CreateAnd(b.CreateNeg(first), b.getInt64(63)), esz);
+    Value* mid_start =
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.CreateAdd(start, head), end);
+    Value* lanes_mask = b.getInt64(~uint64_t(64 / s.elem_bytes - 1));
+    Value* mid_end = b.CreateAdd(mid_start, b.CreateAnd(b.CreateSub(end, mid_start), lanes_mask));
+    Value* odd = b.CreateICmpNE(b.CreateURem(base, esz), b.getInt64(0));
+    mid_start = b.CreateSelect(odd, end, mid_start);
+    mid_end = b.CreateSelect(odd, end, mid_end);
+    auto call = [&](llvm::Function* f, Value* lo, Value* hi) {
+        std::vector<Value*> call_args = args;
+        call_args.push_back(lo);
+        call_args.push_back(hi);
+        b.CreateCall(f, call_args);
+    };
+    call(kernel_fn, start, mid_start);
+    call(nt_fn, mid_start, mid_end);
+    call(kernel_fn, mid_end, end);
+    // Streaming stores are weakly ordered even on x86: fence them before the pool's join.
+    b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+    b.CreateRetVoid();
+    em.finish();
+}
+
 /// Runs the prologue again and stores the `return` value (DECISIONS G7) into *out.
 void emit_result_function(llvm::Module& m, const ir::Kernel& k) {
     auto* ptr = llvm::PointerType::get(m.getContext(), 0);
@@ -224,8 +274,12 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const ir::Ker
     const HostTarget& host = host_target();
     m->setTargetTriple(host.triple);
     m->setDataLayout(host.data_layout);
-    llvm::Function* kernel_fn = emit_kernel_function(*m, k, opts);
+    llvm::Function* kernel_fn = emit_kernel_function(*m, k, opts, kernel_symbol(k.name));
     emit_entry(*m, k, kernel_fn);
+    if (std::optional<StreamingStore> s = streaming_store(k)) {
+        llvm::Function* nt_fn = emit_kernel_function(*m, k, opts, ntkernel_symbol(k.name), false);
+        emit_streaming_entry(*m, k, kernel_fn, nt_fn, *s);
+    }
     if (k.result) emit_result_function(*m, k);
     return m;
 }

@@ -29,7 +29,7 @@ void FunctionEmitter::visit(const ir::Assign* s) {
 void FunctionEmitter::visit(const ir::Store* s) {
     Value* ptr = element_ptr(*s->buffer, *s->index);
     Value* v = emit(*s->value);
-    b_.CreateAlignedStore(v, ptr, llvm::Align(size_bytes(s->buffer->elem)));
+    b_.CreateAlignedStore(v, ptr, access_align(*s->buffer));
 }
 
 void FunctionEmitter::visit(const ir::Atomic* s) {

@@ -74,6 +74,7 @@ class FunctionEmitter {
     llvm::GlobalVariable* table_global(const ir::Table& t);
     llvm::Value* buffer_base(const ir::Buffer& buffer) const;
     llvm::Value* element_ptr(const ir::Buffer& buffer, const ir::Expr& index);
+    llvm::Align access_align(const ir::Buffer& buffer) const;
     llvm::Value* printf_format(const ir::Print& s, std::vector<llvm::Value*>& args);
     /// Branches to `target` and continues in a block nothing reaches.
     void jump(llvm::BasicBlock* target);

@@ -16,9 +16,15 @@ namespace tack::codegen::llvm_cpu::detail {
 
 /// Injective ASCII encoding: [A-Za-z0-9] kept, '_' -> "__", any other byte -> "_XX" (hex).
 std::string encode_name(const std::string& kernel_name);
-std::string kernel_symbol(const std::string& kernel_name);  // tack_kernel_<enc> (internal)
-std::string entry_symbol(const std::string& kernel_name);   // tack_entry_<enc> (exported)
-std::string result_symbol(const std::string& kernel_name);  // tack_result_<enc> (exported)
+std::string kernel_symbol(const std::string& kernel_name);    // tack_kernel_<enc> (internal)
+std::string entry_symbol(const std::string& kernel_name);     // tack_entry_<enc> (exported)
+std::string result_symbol(const std::string& kernel_name);    // tack_result_<enc> (exported)
+std::string ntentry_symbol(const std::string& kernel_name);   // tack_ntentry_<enc> (exported)
+std::string ntkernel_symbol(const std::string& kernel_name);  // tack_ntkernel_<enc> (internal)
+
+/// After O3: the streaming kernel's stores to the streamed parameter become non-temporal, its
+/// vector ones with their proven alignment (see streaming.cpp).
+void finish_streaming_stores(llvm::Module& m, const ir::Kernel& k);
 
 /// The host target, detected once (thread-safe).
 struct HostTarget {

@@ -80,6 +80,9 @@ class OrcObject final : public LoadedObject {
     ResultFn result(const std::string& kernel_name) const override {
         return reinterpret_cast<ResultFn>(lookup(detail::result_symbol(kernel_name)));
     }
+    EntryFn streaming_entry(const std::string& kernel_name) const override {
+        return reinterpret_cast<EntryFn>(lookup(detail::ntentry_symbol(kernel_name)));
+    }
 
   private:
     void* lookup(const std::string& symbol) const {
@@ -109,6 +112,11 @@ class OrcObject final : public LoadedObject {
 };
 
 }  // namespace
+
+void LoadedObject::prepare() {
+    detail::host_identity();
+    jit();
+}
 
 std::unique_ptr<LoadedObject> LoadedObject::load(const std::vector<uint8_t>& object) {
     static std::atomic<uint64_t> counter{0};

@@ -34,7 +34,10 @@ std::unique_ptr<llvm::Module> build_verified(llvm::LLVMContext& ctx, const ir::K
 std::string emit_llvm_ir(const ir::Kernel& k, const CpuCodegenOptions& opts, bool optimized) {
     llvm::LLVMContext ctx;
     auto m = build_verified(ctx, k, opts);
-    if (optimized) detail::optimize_module(*m);
+    if (optimized) {
+        detail::optimize_module(*m);
+        detail::finish_streaming_stores(*m, k);
+    }
     std::string text;
     llvm::raw_string_ostream os(text);
     m->print(os, nullptr);
@@ -45,6 +48,7 @@ std::vector<uint8_t> compile_to_object(const ir::Kernel& k, const CpuCodegenOpti
     llvm::LLVMContext ctx;
     auto m = build_verified(ctx, k, opts);
     detail::optimize_module(*m);
+    detail::finish_streaming_stores(*m, k);
     return detail::emit_object(*m);
 }
 

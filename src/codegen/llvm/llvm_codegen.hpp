@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,16 @@ namespace tack::codegen::llvm_cpu {
 struct CpuCodegenOptions {
     bool noalias = false;  // the disjoint-arrays variant (CONTRACT D7)
 };
+
+/// A write-only output the variant can stream past the caches (see streaming.cpp): parameter
+/// `param`, one element of `elem_bytes` stored per iteration. The object then has a second entry
+/// point (LoadedObject::streaming_entry) with the same calling convention.
+struct StreamingStore {
+    int param;
+    int elem_bytes;
+};
+/// The kernel's streaming candidate, if any (x86-64 hosts only).
+std::optional<StreamingStore> streaming_store(const ir::Kernel& k);
 
 /// Injective ASCII encoding of a kernel name: "tack_kernel_" + encoded (CONTRACT A10).
 std::string entry_name(const std::string& kernel_name);
@@ -46,11 +57,17 @@ class LoadedObject {
     using ResultFn = void (*)(const uint64_t*, void*);
     /// Throws diag::InternalError when the object cannot be loaded.
     static std::unique_ptr<LoadedObject> load(const std::vector<uint8_t>& object);
+    /// Sets up what the first load needs (host identity, the ORC session), so a backend can pay
+    /// for it when it starts instead of inside its first kernel call.
+    static void prepare();
     virtual ~LoadedObject() = default;
     /// nullptr when the object has no such kernel.
     virtual EntryFn entry(const std::string& kernel_name) const = 0;
     /// nullptr when the object has no such kernel or the kernel has no result.
     virtual ResultFn result(const std::string& kernel_name) const = 0;
+    /// The entry whose stores to the streaming_store() parameter bypass the caches; nullptr when
+    /// the kernel has none.
+    virtual EntryFn streaming_entry(const std::string& kernel_name) const = 0;
 };
 
 }  // namespace tack::codegen::llvm_cpu

@@ -98,6 +98,10 @@ class TargetMachineLease {
 
 // Everything but the data layout: reading it needs a TargetMachine (~0.3 ms), which loading a
 // cached object and keying the disk cache never need.
+// Bumped whenever the generated code changes for the same IR, so the disk cache does not hand
+// out objects of an older generator: 2 = field accesses claim align 1 (E14), streaming entries.
+constexpr int kCodegenRevision = 2;
+
 HostTarget detect_host_identity() {
     HostTarget h;
     h.triple = llvm::sys::getDefaultTargetTriple();
@@ -105,7 +109,8 @@ HostTarget detect_host_identity() {
     h.features = sorted_host_features();
     h.wide_vectors = h.features.find("+avx512f") != std::string::npos &&
                      h.features.find("-evex512") == std::string::npos;
-    h.fingerprint = h.triple + ";" + h.cpu + ";" + h.features + ";LLVM " LLVM_VERSION_STRING;
+    h.fingerprint = h.triple + ";" + h.cpu + ";" + h.features + ";LLVM " LLVM_VERSION_STRING +
+                    ";codegen " + std::to_string(kCodegenRevision);
     return h;
 }
 

@@ -28,6 +28,20 @@ constexpr double kParallelClamp = 0.9;     // v2: rate = r_s - min(r_p, 0.9 r_s)
 constexpr double kRpMinWorkerNs = 1000.0;  // shorter worker spans are mostly clock and wake noise
 constexpr double kRpTrustedSpanRatio = 20.0;  // median span >= 20 * workers * call overhead
 constexpr double kConfirmBand = 4.0;  // serial is "affordable" up to 4 margins of fan-out cost
+// A range whose serial run would take this long fans out whatever F and r_p say: the worst a
+// fan-out can lose is its overhead, while serial gives up (1 - 1/threads) of a millisecond or
+// more; estimates of F and r_p read high under load (a descheduled worker) and used to lock such
+// ranges serial for good.
+constexpr double kAlwaysParallelNs = 1e6;
+// Sleeping workers cost a futex wake-up each; until one is measured assume it dear (4x the warm
+// cost, at least 50 µs), so small ranges do not fan out into a parked vCPU.
+constexpr double kColdFanOutRatio = 4.0;
+constexpr double kColdFanOutFloorNs = 50e3;
+// First sight: prefix pieces double from 1/4096 of the range until one takes this long (cold
+// code and data make the first pieces read dear) or an eighth of the range has run.
+constexpr double kFirstSightPieceNs = 10e3;
+constexpr int64_t kFirstSightPrefixFraction = 8;
+constexpr double kMinParallelBusyNs = 2000.0;  // shorter fan-outs are mostly wake-up noise
 
 using Clock = std::chrono::steady_clock;
 
@@ -68,51 +82,7 @@ double smoothed_serial(double prev, double sample) {
     return prev + kCostSmoothing * (sample - prev);
 }
 
-// v2: each chunk is timed inside the worker, around its own call only, so r_p does not absorb
-// errors of the fan-out estimate (inferring it as (elapsed - F) / n did, near the crossover
-// where both are the same size by definition).
-struct ChunkTimes {
-    struct Span {
-        int64_t elems = 0;
-        double ns = 0.0;
-    };
-    RangeFn fn;
-    void* ctx;
-    std::vector<Span> spans;
-    std::atomic<size_t> used{0};
-
-    ChunkTimes(RangeFn fn_, void* ctx_, int slots) : fn(fn_), ctx(ctx_), spans(size_t(slots)) {}
-
-    static void run(void* raw, int64_t lo, int64_t hi) {
-        auto* t = static_cast<ChunkTimes*>(raw);
-        auto t0 = Clock::now();
-        t->fn(t->ctx, lo, hi);
-        double ns = elapsed_ns(t0);
-        size_t slot = t->used.fetch_add(1, std::memory_order_relaxed);
-        if (slot < t->spans.size()) t->spans[slot] = {hi - lo, ns};
-    }
-
-    // median(worker ns/element) / workers that ran; nullopt when the spans are too short to
-    // trust (a worker's clock includes its wake-up and the join).
-    std::optional<double> parallel_rate(double call_overhead_ns) const {
-        std::vector<double> rates, lengths;
-        size_t n = std::min(used.load(), spans.size());
-        for (size_t i = 0; i < n; ++i) {
-            if (spans[i].ns < kRpMinWorkerNs || spans[i].elems <= 0) continue;
-            rates.push_back(spans[i].ns / double(spans[i].elems));
-            lengths.push_back(spans[i].ns);
-        }
-        if (rates.size() < 2) return std::nullopt;
-        auto mid = [](std::vector<double>& v) {
-            std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-            return v[v.size() / 2];
-        };
-        double trusted =
-            kRpTrustedSpanRatio * double(rates.size()) * std::max(call_overhead_ns, 0.0);
-        if (mid(lengths) < trusted) return std::nullopt;
-        return mid(rates) / double(rates.size());
-    }
-};
+std::atomic<uint64_t> g_fan_outs{0};
 
 uint64_t next_recheck_after(uint64_t n) {
     return n < kRecheckDoublingLimit ? 2 * n : n + kRecheckDoublingLimit;
@@ -133,7 +103,6 @@ CostModel::CostModel(const CostModel& other) {
 
 CostModel& CostModel::operator=(const CostModel& other) {
     parallel_min_elems_.store(other.parallel_min_elems());
-    serial_only_min_elems_.store(other.serial_only_min_elems_.load());
     call_overhead_ns_.store(other.call_overhead_ns());
     ns_per_elem_.store(other.serial_ns_per_elem());
     ns_per_elem_parallel_.store(other.parallel_ns_per_elem());
@@ -146,16 +115,41 @@ CostModel& CostModel::operator=(const CostModel& other) {
     return *this;
 }
 
+void CpuExecutor::FanOutCost::reset(double prior) {
+    count_ = 0;
+    estimate_.store(prior, std::memory_order_relaxed);
+}
+
+void CpuExecutor::FanOutCost::add(double sample) {
+    if (busy_.exchange(true, std::memory_order_acquire)) return;
+    samples_[count_ % kWindow] = sample;
+    ++count_;
+    double sorted[kWindow];
+    int n = std::min(count_, kWindow);
+    std::copy(samples_, samples_ + n, sorted);
+    std::nth_element(sorted, sorted + n / 2, sorted + n);
+    estimate_.store(sorted[n / 2], std::memory_order_relaxed);
+    busy_.store(false, std::memory_order_release);
+}
+
 CpuExecutor::CpuExecutor(int num_threads, support::CpuPolicy policy, std::optional<double> margin)
     : num_threads_(std::max(1, num_threads)),
       policy_(policy),
       margin_(margin.value_or(kBreakEvenMargin)),
-      fan_out_ns_(kDefaultFanOutNs) {
+      warm_(kDefaultFanOutNs),
+      cold_(kDefaultFanOutNs) {
     if (num_threads_ < 2) return;  // E11: one thread means no pool, always serial
     pool_ = std::make_unique<ThreadPool>(num_threads_);
+    num_threads_ = pool_->num_threads();  // fewer when the system refused threads
+    if (num_threads_ < 2) {
+        pool_.reset();
+        return;
+    }
     // The first fan-outs also start the threads and read high; only warm ones count.
     pool_->measure_fan_out_ns(kWarmupFanOuts);
-    fan_out_ns_ = pool_->measure_fan_out_ns(kCalibrationFanOuts);
+    double warm = pool_->measure_fan_out_ns(kCalibrationFanOuts);
+    warm_.reset(warm);
+    cold_.reset(std::max(kColdFanOutRatio * warm, kColdFanOutFloorNs));
 }
 
 std::unique_ptr<CpuExecutor> CpuExecutor::from_environment(std::optional<int> num_threads_option) {
@@ -165,24 +159,43 @@ std::unique_ptr<CpuExecutor> CpuExecutor::from_environment(std::optional<int> nu
     return std::make_unique<CpuExecutor>(threads, policy, margin);
 }
 
+void CpuExecutor::assume_fan_out_ns(double warm, double cold) {
+    warm_.reset(warm);
+    cold_.reset(cold);
+}
+
 int64_t CpuExecutor::min_elems_for(double ns_per_elem, double ns_per_elem_parallel) const {
+    return min_elems_for(ns_per_elem, ns_per_elem_parallel, fan_out_ns());
+}
+
+int64_t CpuExecutor::min_elems_for(double ns_per_elem, double ns_per_elem_parallel,
+                                   double fan_out) const {
     if (!pool_ || ns_per_elem <= 0.0) return kNeverParallel;
     double rate = ns_per_elem - std::min(ns_per_elem_parallel, kParallelClamp * ns_per_elem);
-    double elems = fan_out_ns_ * margin_ / rate;
+    double elems = std::min(fan_out * margin_ / rate, kAlwaysParallelNs / ns_per_elem);
     if (!(elems < double(kNeverParallel))) return kNeverParallel;
     return std::max<int64_t>(num_threads_, static_cast<int64_t>(elems));
+}
+
+double CpuExecutor::current_fan_out_ns() const {
+    return pool_ && pool_->workers_sleeping() ? cold_fan_out_ns() : fan_out_ns();
+}
+
+bool CpuExecutor::would_fan_out(const CostModel& model, int64_t total) const {
+    double r_s = model.serial_ns_per_elem();
+    double r_p = policy_ == support::CpuPolicy::V2 ? model.parallel_ns_per_elem() : 0.0;
+    return total >= min_elems_for(r_s, r_p, current_fan_out_ns());
 }
 
 void CpuExecutor::update_thresholds(CostModel& model) const {
     double r_s = model.serial_ns_per_elem();
     double r_p = policy_ == support::CpuPolicy::V2 ? model.parallel_ns_per_elem() : 0.0;
-    model.serial_only_min_elems_.store(min_elems_for(r_s), std::memory_order_relaxed);
     model.parallel_min_elems_.store(min_elems_for(r_s, r_p), std::memory_order_relaxed);
 }
 
 int64_t CpuExecutor::probe_min_range() const {
     return std::max<int64_t>(num_threads_,
-                             int64_t(fan_out_ns_ * kBreakEvenMargin / kProbeReferenceNsPerElem));
+                             int64_t(fan_out_ns() * kBreakEvenMargin / kProbeReferenceNsPerElem));
 }
 
 void CpuExecutor::dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
@@ -192,7 +205,7 @@ void CpuExecutor::dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t star
         return;
     }
     int64_t total = end - start;
-    if (total >= model.parallel_min_elems()) {
+    if (model.serial_ns_per_elem() > 0.0 && would_fan_out(model, total)) {
         // v2 confirmation: first samples are never clean (a bandwidth-bound kernel read 3-4x
         // dear, up to 15x), so before the first near-threshold fan-out take a clean one.
         bool confirm = policy_ == support::CpuPolicy::V2 &&
@@ -210,14 +223,32 @@ void CpuExecutor::dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t star
     }
 }
 
-// First sight of a variant at a range where threading might pay: time a prefix, then decide
-// the rest on that sample, so a one-shot large dispatch is not stuck serial for want of one.
+// First sight of a variant at a range where threading might pay: time a doubling prefix, then
+// decide the rest on its last piece, so a one-shot large dispatch is not stuck serial for want
+// of a sample, and the first piece's cold code and data (page faults, a JIT'd function never
+// run) do not pass for its cost: that reading made small ranges fan out into sleeping workers.
 void CpuExecutor::run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64_t start,
                                   int64_t end) {
     int64_t total = end - start;
-    int64_t probe = std::max(probe_min_range() / 16, total / kSliceFraction);
-    run_serial_timed(model, fn, ctx, start, start + probe, total);
-    if (total - probe >= model.parallel_min_elems()) {
+    int64_t limit = std::max<int64_t>(1, total / kFirstSightPrefixFraction);
+    int64_t piece = std::max<int64_t>(16, total / 4096);
+    int64_t done = 0;
+    for (;;) {
+        piece = std::min(piece, limit - done);
+        auto t0 = Clock::now();
+        fn(ctx, start + done, start + done + piece);
+        double ns = elapsed_ns(t0);
+        done += piece;
+        if (ns >= kFirstSightPieceNs || done >= limit) {
+            // Only the last piece is a sample; the earlier ones warmed code and caches.
+            if (model.ns_per_elem_.load(std::memory_order_relaxed) <= 0.0)
+                record_serial_sample(model, fn, ctx, piece, total, ns);
+            break;
+        }
+        piece *= 2;
+    }
+    int64_t probe = done;
+    if (would_fan_out(model, total - probe)) {
         fan_out(model, fn, ctx, start + probe, end);
     } else {
         run_serial_timed(model, fn, ctx, start + probe, end, total);
@@ -229,7 +260,8 @@ void CpuExecutor::run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64
 // r_p is refreshed only by fan-outs, so a high reading (say, from a loaded moment) would
 // otherwise stop the very fan-outs that could lower it.
 void CpuExecutor::run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
-    if (end - start >= model.serial_only_min_elems_.load(std::memory_order_relaxed)) {
+    double r_s = model.serial_ns_per_elem();
+    if (end - start >= min_elems_for(r_s, 0.0, current_fan_out_ns())) {
         uint64_t n = model.held_back_.fetch_add(1, std::memory_order_relaxed) + 1;
         if (recheck_due(model.next_parallel_recheck_, n)) {
             fan_out(model, fn, ctx, start, end);
@@ -249,7 +281,8 @@ void CpuExecutor::run_serial_timed(CostModel& model, RangeFn fn, void* ctx, int6
 }
 
 bool CpuExecutor::serial_is_affordable(const CostModel& model, int64_t total) const {
-    return double(total) * model.serial_ns_per_elem() <= kConfirmBand * margin_ * fan_out_ns_;
+    double serial = double(total) * model.serial_ns_per_elem();
+    return serial <= kConfirmBand * margin_ * fan_out_ns() && serial < kAlwaysParallelNs;
 }
 
 // The new r_s from the previous estimate and one sample.
@@ -290,18 +323,23 @@ void CpuExecutor::record_serial_sample(CostModel& model, RangeFn fn, void* ctx, 
     model.busy_.store(false, std::memory_order_release);
 }
 
+// A high r_p keeps ranges serial, so like r_s a far-higher sample (a worker descheduled for the
+// whole fan-out) is capped and a far-lower one believed: uncapped, one such sample pushed r_p
+// past r_s and kept saxpy serial for hundreds of calls.
 void CpuExecutor::record_parallel_sample(CostModel& model, double sample) {
     if (model.busy_.exchange(true, std::memory_order_acquire)) return;
     double prev = model.parallel_ns_per_elem();
-    model.ns_per_elem_parallel_.store(
-        prev <= 0.0 ? sample : prev + kCostSmoothing * (sample - prev), std::memory_order_relaxed);
+    model.ns_per_elem_parallel_.store(smoothed_serial(prev, sample), std::memory_order_relaxed);
     update_thresholds(model);
     model.busy_.store(false, std::memory_order_release);
 }
 
+// A recheck slice; the whole range only when that is short. probe_min_range() follows the live
+// fan-out cost, so under load it grew past long ranges and the rechecks at parallel dispatch
+// 1, 2, 4 ... ran those serially in full (a 10 ms kernel, serial on its 3rd and 5th calls).
 int64_t CpuExecutor::sample_elems(const CostModel& model, int64_t total) const {
-    if (total <= probe_min_range()) return total;
     double rate = std::max(model.serial_ns_per_elem(), kMinNsPerElem);
+    if (total <= probe_min_range() && double(total) * rate < kAlwaysParallelNs) return total;
     double target_ns = kSampleOverheadRatio * std::max(model.call_overhead_ns(), 1.0);
     auto target = static_cast<int64_t>(std::min(target_ns / rate, double(total)));
     return std::clamp<int64_t>(std::max(target, total / kSliceFraction), 1, total);
@@ -330,17 +368,29 @@ void CpuExecutor::run_parallel(CostModel& model, RangeFn fn, void* ctx, int64_t 
     fan_out(model, run_around_hole, &hole, start, end - slice);
 }
 
+uint64_t fan_out_count() {
+    return g_fan_outs.load(std::memory_order_relaxed);
+}
+
 void CpuExecutor::fan_out(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
     model.scattered_.store(true, std::memory_order_relaxed);
-    if (policy_ == support::CpuPolicy::V1) {
-        pool_->run(fn, ctx, start, end);
-        return;
-    }
-    ChunkTimes times(fn, ctx, num_threads_);
-    if (!pool_->run(ChunkTimes::run, &times, start, end)) return;  // ran serially: pool busy
-    if (auto rate = times.parallel_rate(model.call_overhead_ns())) {
-        record_parallel_sample(model, *rate);
-    }
+    g_fan_outs.fetch_add(1, std::memory_order_relaxed);
+    FanOutStats stats;
+    if (!pool_->run(fn, ctx, start, end, &stats)) return;  // ran serially: pool busy
+    record_fan_out(model, stats, end - start);
+}
+
+// F from this fan-out: its wall time minus the busiest thread's time inside the kernel (the
+// wake-up, the join, and any wait for a thread that started late). r_p (v2): the busiest
+// thread's time over the range, i.e. what the parallel part of a dispatch costs per element.
+void CpuExecutor::record_fan_out(CostModel& model, const FanOutStats& stats, int64_t total) {
+    double busiest = 0.0;
+    for (const auto& t : stats.threads)
+        busiest = std::max(busiest, t.busy_ns);
+    double overhead = std::max(stats.wall_ns - busiest, 0.0);
+    (stats.woke_sleepers ? cold_ : warm_).add(overhead);
+    if (policy_ != support::CpuPolicy::V2 || total <= 0 || busiest < kMinParallelBusyNs) return;
+    record_parallel_sample(model, std::max(busiest / double(total), kMinNsPerElem));
 }
 
 }  // namespace tack::runtime::cpu

@@ -4,15 +4,18 @@
 // Each compiled variant keeps a CostModel; the backend keeps one CpuExecutor. A dispatch is
 //     executor.dispatch(variant.cost, fn, ctx, 0, n);
 // which runs every index of [0, n) exactly once, either serially on the calling thread (timed, to
-// learn the variant's per-element cost) or fanned out over the pool. The decision is one integer
-// compare against the cached `parallel_min_elems`:
-//     parallel_min_elems = max(num_threads, F * M / rate)
-//     v1: rate = r_s      v2 (default): rate = r_s - min(r_p, 0.9 r_s)
-// with F the pool's measured empty fan-out cost (median of 9 warm empty fan-outs), M the margin
-// (2.0, or TACK_CPU_MARGIN), r_s the variant's smoothed serial ns/element and r_p its parallel
-// ns/element (median per-worker rate timed inside the workers, divided by the workers that ran;
-// 0 until measured, which makes v2 equal to v1). Unmeasured variants and one-thread executors get
-// kNeverParallel.
+// learn the variant's per-element cost) or fanned out over the pool. A range fans out when
+//     n * r_s >= kAlwaysParallelNs (1 ms)            -- never a long serial run on many cores
+//  or n * (r_s - min(r_p, 0.9 r_s)) >= F * M          -- v1: r_p = 0
+// with F the pool's fan-out cost, M the margin (2.0, or TACK_CPU_MARGIN), r_s the variant's
+// smoothed serial ns/element and r_p its parallel ns/element (the busiest thread's time inside
+// the kernel over the range's length). F is kept twice, for workers still spinning ("warm") and
+// for workers asleep on the futex ("cold", a wake-up that costs 5 µs on a quiet host and
+// milliseconds on a VM whose idle vCPUs the hypervisor parked), each the median of the last
+// fan-outs' overhead (wall time minus the busiest thread's time), so it follows the machine's
+// load instead of keeping what start-up saw. Unmeasured variants and one-thread executors never
+// fan out; a variant's first large dispatch times a doubling prefix (the first, cold pieces
+// read dear) and decides the rest on the last piece.
 //
 // Each estimate can only be refreshed by one kind of dispatch, so the other kind is run on
 // purpose now and then: fanned-out dispatches time a serial slice (>= 1/64 of the range, at a
@@ -35,6 +38,11 @@ namespace tack::runtime::cpu {
 
 inline constexpr int64_t kNeverParallel = int64_t(1) << 62;
 
+/// Dispatches (or parts of one) handed to the pool since the process started, over every
+/// executor: lets tests in fresh processes count the policy's decisions, whatever CPU time the
+/// scheduler then gave the workers.
+uint64_t fan_out_count();
+
 /// Per compiled variant. Copying takes a snapshot (so variants can live in ordinary containers).
 /// Safe to share between threads dispatching the same variant: updates that find the model busy
 /// are dropped (a lost sample only delays learning).
@@ -44,7 +52,8 @@ class CostModel {
     CostModel(const CostModel& other);
     CostModel& operator=(const CostModel& other);
 
-    /// Ranges of at least this many elements fan out (the hot-path compare).
+    /// Ranges of at least this many elements fan out while the workers are awake (as of the
+    /// variant's last sample; dispatch recomputes it from the current fan-out cost).
     int64_t parallel_min_elems() const {
         return parallel_min_elems_.load(std::memory_order_relaxed);
     }
@@ -63,7 +72,6 @@ class CostModel {
   private:
     friend class CpuExecutor;
     std::atomic<int64_t> parallel_min_elems_{kNeverParallel};
-    std::atomic<int64_t> serial_only_min_elems_{kNeverParallel};  // the threshold without r_p
     std::atomic<bool> busy_{false};  // guards the read-modify-write of the estimates
     std::atomic<double> call_overhead_ns_{-1.0};
     std::atomic<double> ns_per_elem_{0.0};
@@ -92,8 +100,15 @@ class CpuExecutor {
     int num_threads() const { return num_threads_; }
     support::CpuPolicy policy() const { return policy_; }
     double margin() const { return margin_; }
-    /// Calibrated empty fan-out cost in ns (the 200 µs prior when there is no pool).
-    double fan_out_ns() const { return fan_out_ns_; }
+    /// Fan-out cost in ns with the workers awake: the start-up calibration, then the median of
+    /// recent live fan-outs (the 200 µs prior when there is no pool).
+    double fan_out_ns() const { return warm_.estimate(); }
+    /// The same when the workers sleep on the futex (a wake-up each).
+    double cold_fan_out_ns() const { return cold_.estimate(); }
+    /// Replaces the fan-out cost estimates (tests: a calibration taken under heavy load).
+    void assume_fan_out_ns(double warm, double cold);
+    /// Would a range of `total` fan out now (the decision dispatch makes for a measured variant)?
+    bool would_fan_out(const CostModel& model, int64_t total) const;
     /// nullptr for a one-thread executor.
     ThreadPool* pool() { return pool_.get(); }
 
@@ -103,8 +118,26 @@ class CpuExecutor {
 
     /// The threshold this executor derives from the rates (exposed for tests and reports).
     int64_t min_elems_for(double ns_per_elem, double ns_per_elem_parallel = 0.0) const;
+    /// The same for a given fan-out cost.
+    int64_t min_elems_for(double ns_per_elem, double ns_per_elem_parallel, double fan_out) const;
 
   private:
+    /// A fan-out cost estimate: the median of the last kWindow samples (seeded by a prior).
+    class FanOutCost {
+      public:
+        static constexpr int kWindow = 8;
+        explicit FanOutCost(double prior) : estimate_(prior) {}
+        double estimate() const { return estimate_.load(std::memory_order_relaxed); }
+        void reset(double prior);
+        void add(double sample);  // dropped when another thread is adding
+
+      private:
+        std::atomic<double> estimate_;
+        std::atomic<bool> busy_{false};
+        double samples_[kWindow] = {};
+        int count_ = 0;
+    };
+
     void run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
     void run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
     void run_parallel(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
@@ -116,6 +149,8 @@ class CpuExecutor {
     double serial_estimate(CostModel& model, double prev, double sample, int64_t range_total) const;
     bool serial_is_affordable(const CostModel& model, int64_t total) const;
     void record_parallel_sample(CostModel& model, double sample);
+    void record_fan_out(CostModel& model, const FanOutStats& stats, int64_t total);
+    double current_fan_out_ns() const;
     void update_thresholds(CostModel& model) const;
     int64_t probe_min_range() const;
     int64_t sample_elems(const CostModel& model, int64_t total) const;
@@ -123,7 +158,8 @@ class CpuExecutor {
     int num_threads_;
     support::CpuPolicy policy_;
     double margin_;
-    double fan_out_ns_;
+    FanOutCost warm_;
+    FanOutCost cold_;
     std::unique_ptr<ThreadPool> pool_;
 };
 

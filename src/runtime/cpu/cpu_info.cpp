@@ -1,6 +1,8 @@
 #include "runtime/cpu/cpu_info.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +17,9 @@
 
 namespace tack::runtime::cpu {
 namespace {
+
+constexpr int kThreadsPerLogicalCpu = 4;
+constexpr int kMinThreadCap = 256;
 
 // Counts the CPUs in a Linux cpulist such as "0,4" or "0-1,8-9".
 int count_cpulist(const std::string& list) {
@@ -62,10 +67,58 @@ int physical_core_count() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
+int64_t last_level_cache_bytes() {
+    static const int64_t kBytes = [] {
+        int64_t best = 0;
+        int best_level = 0;
+#if defined(__linux__)
+        for (int i = 0; i < 16; ++i) {
+            std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i);
+            std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
+            int level = 0;
+            std::string size;
+            if (!(level_file >> level) || !(size_file >> size) || size.empty()) break;
+            int64_t bytes = std::atoll(size.c_str());
+            char unit = size.back();
+            bytes *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
+            if (level > best_level || (level == best_level && bytes > best)) {
+                best_level = level;
+                best = bytes;
+            }
+        }
+#endif
+        return best > 0 ? best : int64_t(32) << 20;
+    }();
+    return kBytes;
+}
+
+int max_thread_count() {
+#if defined(__linux__)
+    int logical = logical_cpu_count();
+#else
+    int logical = int(std::thread::hardware_concurrency());
+#endif
+    return std::max(kMinThreadCap, kThreadsPerLogicalCpu * std::max(1, logical));
+}
+
+// Counts past what the machine runs at once only time-slice; far past it, creating the threads
+// fails (RLIMIT_NPROC, memory for stacks), which used to terminate the process.
 int resolve_thread_count(std::optional<int> num_threads_option) {
-    if (num_threads_option) return std::max(1, *num_threads_option);
-    if (auto from_env = support::env_cpu_threads()) return std::max(1, *from_env);
-    return physical_core_count();
+    int wanted = physical_core_count();
+    if (num_threads_option) {
+        wanted = std::max(1, *num_threads_option);
+    } else if (auto from_env = support::env_cpu_threads()) {
+        wanted = std::max(1, *from_env);
+    }
+    int cap = max_thread_count();
+    if (wanted > cap) {
+        std::fprintf(stderr,
+                     "tack: warning: %d CPU threads requested; using %d (at most %d per logical "
+                     "CPU, or %d)\n",
+                     wanted, cap, kThreadsPerLogicalCpu, kMinThreadCap);
+        wanted = cap;
+    }
+    return wanted;
 }
 
 }  // namespace tack::runtime::cpu

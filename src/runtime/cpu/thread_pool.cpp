@@ -4,8 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdio>
+#include <system_error>
 #include <thread>
-#include <vector>
 
 #include "diag/diagnostic.hpp"
 
@@ -27,6 +28,11 @@ namespace {
 // 14: 62 µs per empty fan-out with pause-only spinning, 6 µs with the yields).
 constexpr auto kSpin = std::chrono::microseconds(50);
 constexpr auto kPauseSpin = std::chrono::microseconds(2);
+// Pieces per thread's block: enough that a late or slow thread costs a fraction of its block,
+// few enough that each piece is a long contiguous run (a kernel call per piece). Blocks shorter
+// than kPiecesPerThread * kMinPieceElems get fewer pieces.
+constexpr int kPiecesPerThread = 8;
+constexpr int64_t kMinPieceElems = 2048;
 
 using Clock = std::chrono::steady_clock;
 
@@ -72,36 +78,90 @@ bool spin_until(Pred pred) {
     }
 }
 
+// A block's unclaimed pieces [lo, hi) in one word, so the owner (front) and thieves (back)
+// claim with one compare-exchange each and no piece is handed out twice.
+struct alignas(64) Block {
+    std::atomic<uint64_t> bounds{0};
+    FanOutStats::Thread stats;  // written only by the thread this slot belongs to
+
+    static uint64_t pack(uint32_t lo, uint32_t hi) { return (uint64_t(lo) << 32) | hi; }
+
+    // Returns the claimed piece or -1.
+    int64_t claim(bool from_front) {
+        uint64_t b = bounds.load(std::memory_order_relaxed);
+        for (;;) {
+            auto lo = uint32_t(b >> 32), hi = uint32_t(b);
+            if (lo >= hi) return -1;
+            uint64_t next = from_front ? pack(lo + 1, hi) : pack(lo, hi - 1);
+            if (bounds.compare_exchange_weak(b, next, std::memory_order_acq_rel,
+                                             std::memory_order_relaxed)) {
+                return from_front ? lo : hi - 1;
+            }
+        }
+    }
+};
+
 }  // namespace
 
 struct ThreadPool::Impl {
     int num_threads = 0;
     std::vector<std::thread> workers;
+    std::unique_ptr<Block[]> blocks;
 
     // The job; written by the caller before `generation` is bumped (release), read by workers
-    // after they observe the bump (acquire), and left alone until `remaining` reaches 0.
+    // after they observe the bump (acquire) and find `open_generation` equal to it.
     RangeFn fn = nullptr;
     void* ctx = nullptr;
-    int64_t start = 0, end = 0, chunk = 0;
+    int64_t start = 0, end = 0, piece_len = 0;
+    bool steal = true;
+    bool timed = false;
 
     alignas(64) std::atomic<uint32_t> generation{0};
-    alignas(64) std::atomic<uint32_t> remaining{0};
+    alignas(64) std::atomic<uint32_t> remaining{0};  // pieces not yet finished
+    alignas(64) std::atomic<uint32_t> open_generation{0};
+    std::atomic<int> active{0};  // workers inside the open job
     std::atomic<int> sleeping_workers{0};
     std::atomic<bool> caller_sleeping{false};
     std::atomic<bool> stopping{false};
     std::atomic<bool> busy{false};
 
     void worker_loop(int index);
-    void run_chunk(int index) const;
+    void work(int index);
+    void run_piece(int index, int64_t piece);
     void wait_for_job(uint32_t seen);
-    void wait_for_workers();
+    void wait_for_pieces();
 };
 
-void ThreadPool::Impl::run_chunk(int index) const {
-    int64_t lo = start + chunk * index;
-    if (lo >= end) return;
-    int64_t hi = end - lo > chunk ? lo + chunk : end;
-    fn(ctx, lo, hi);
+void ThreadPool::Impl::run_piece(int index, int64_t piece) {
+    int64_t lo = start + piece_len * piece;
+    int64_t hi = std::min(end, lo + piece_len);
+    if (lo < hi) {
+        if (timed) {
+            auto t0 = Clock::now();
+            fn(ctx, lo, hi);
+            blocks[index].stats.busy_ns +=
+                std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+            blocks[index].stats.elems += hi - lo;
+        } else {
+            fn(ctx, lo, hi);
+        }
+    }
+    if (remaining.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+        caller_sleeping.load(std::memory_order_seq_cst)) {
+        futex_wake_all(remaining);
+    }
+}
+
+// Own block front to back, then the others' from the back.
+void ThreadPool::Impl::work(int index) {
+    for (int64_t p; (p = blocks[index].claim(true)) >= 0;)
+        run_piece(index, p);
+    if (!steal) return;
+    for (int k = 1; k < num_threads; ++k) {
+        Block& victim = blocks[(index + k) % num_threads];
+        for (int64_t p; (p = victim.claim(false)) >= 0;)
+            run_piece(index, p);
+    }
 }
 
 void ThreadPool::Impl::wait_for_job(uint32_t seen) {
@@ -122,31 +182,45 @@ void ThreadPool::Impl::worker_loop(int index) {
         wait_for_job(seen);
         seen = generation.load(std::memory_order_acquire);
         if (stopping.load(std::memory_order_acquire)) return;
-        run_chunk(index);
-        if (remaining.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-            caller_sleeping.load(std::memory_order_seq_cst)) {
-            futex_wake_all(remaining);
-        }
+        // Second Dekker pair, with the caller's close: we announce ourselves, then check the job
+        // is still the one we woke for; the caller closes, then waits for active == 0. A worker
+        // that wakes after its job closed touches nothing of it.
+        active.fetch_add(1, std::memory_order_seq_cst);
+        if (open_generation.load(std::memory_order_seq_cst) == seen) work(index);
+        active.fetch_sub(1, std::memory_order_seq_cst);
     }
 }
 
-void ThreadPool::Impl::wait_for_workers() {
+void ThreadPool::Impl::wait_for_pieces() {
     auto done = [&] { return remaining.load(std::memory_order_acquire) == 0; };
-    if (spin_until(done)) return;
-    caller_sleeping.store(true, std::memory_order_seq_cst);
-    for (uint32_t left; (left = remaining.load(std::memory_order_seq_cst)) != 0;) {
-        futex_wait(remaining, left);
+    if (!spin_until(done)) {
+        caller_sleeping.store(true, std::memory_order_seq_cst);
+        for (uint32_t left; (left = remaining.load(std::memory_order_seq_cst)) != 0;)
+            futex_wait(remaining, left);
+        caller_sleeping.store(false, std::memory_order_relaxed);
     }
-    caller_sleeping.store(false, std::memory_order_relaxed);
+    open_generation.store(0, std::memory_order_seq_cst);
+    // A worker counted here is running (it just checked in, or is leaving), so this is short.
+    while (active.load(std::memory_order_seq_cst) != 0)
+        cpu_relax();
 }
 
 ThreadPool::ThreadPool(int num_threads) : impl_(std::make_unique<Impl>()) {
     TACK_ASSERT(num_threads >= 2, "a thread pool needs at least two threads");
-    impl_->num_threads = num_threads;
-    impl_->workers.reserve(num_threads - 1);
+    impl_->blocks = std::make_unique<Block[]>(size_t(num_threads));
+    impl_->workers.reserve(size_t(num_threads - 1));
     for (int i = 1; i < num_threads; ++i) {
-        impl_->workers.emplace_back([impl = impl_.get(), i] { impl->worker_loop(i); });
+        try {
+            impl_->workers.emplace_back([impl = impl_.get(), i] { impl->worker_loop(i); });
+        } catch (const std::system_error& e) {
+            std::fprintf(stderr,
+                         "tack: warning: the CPU backend could start only %d of %d threads (%s); "
+                         "running with %d\n",
+                         i, num_threads, e.what(), i);
+            break;
+        }
     }
+    impl_->num_threads = int(impl_->workers.size()) + 1;
 }
 
 ThreadPool::~ThreadPool() {
@@ -161,7 +235,11 @@ int ThreadPool::num_threads() const {
     return impl_->num_threads;
 }
 
-bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end) {
+bool ThreadPool::workers_sleeping() const {
+    return impl_->sleeping_workers.load(std::memory_order_relaxed) > 0;
+}
+
+bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutStats* stats) {
     Impl& p = *impl_;
     if (p.busy.exchange(true, std::memory_order_acquire)) {
         // Another dispatch (or fn itself) holds the pool. Waiting could deadlock when fn
@@ -169,17 +247,40 @@ bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end) {
         if (end > start) fn(ctx, start, end);
         return false;
     }
+    auto t0 = Clock::now();
+    const int threads = p.num_threads;
     int64_t total = end > start ? end - start : 0;
+    int64_t block = (total + threads - 1) / threads;
+    int pieces = int(std::clamp<int64_t>(block / kMinPieceElems, 1, kPiecesPerThread));
     p.fn = fn;
     p.ctx = ctx;
     p.start = start;
     p.end = start + total;
-    p.chunk = (total + p.num_threads - 1) / p.num_threads;
-    p.remaining.store(static_cast<uint32_t>(p.num_threads - 1), std::memory_order_relaxed);
-    p.generation.fetch_add(1, std::memory_order_seq_cst);
-    if (p.sleeping_workers.load(std::memory_order_seq_cst) > 0) futex_wake_all(p.generation);
-    p.run_chunk(0);
-    p.wait_for_workers();
+    p.piece_len = std::max<int64_t>(1, (block + pieces - 1) / pieces);
+    p.steal = total > 0;  // empty: each worker must check in (the probe's wake-up)
+    p.timed = stats != nullptr;
+    // Pieces past the end are handed out like the others and run nothing.
+    for (int t = 0; t < threads; ++t) {
+        p.blocks[t].bounds.store(Block::pack(uint32_t(t * pieces), uint32_t((t + 1) * pieces)),
+                                 std::memory_order_relaxed);
+        p.blocks[t].stats = {};
+    }
+    p.remaining.store(uint32_t(threads * pieces), std::memory_order_relaxed);
+    uint32_t gen = p.generation.load(std::memory_order_relaxed) + 1;
+    if (gen == 0) gen = 1;  // 0 means "no open job"
+    p.open_generation.store(gen, std::memory_order_seq_cst);
+    p.generation.store(gen, std::memory_order_seq_cst);
+    bool woke = p.sleeping_workers.load(std::memory_order_seq_cst) > 0;
+    if (woke) futex_wake_all(p.generation);
+    p.work(0);
+    p.wait_for_pieces();
+    if (stats) {
+        stats->threads.resize(size_t(threads));
+        for (int t = 0; t < threads; ++t)
+            stats->threads[size_t(t)] = p.blocks[t].stats;
+        stats->wall_ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+        stats->woke_sleepers = woke;
+    }
     p.busy.store(false, std::memory_order_release);
     return true;
 }

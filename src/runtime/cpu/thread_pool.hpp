@@ -1,23 +1,43 @@
 #pragma once
-// A persistent pool of worker threads with low fan-out latency (CONTRACT E10 "fan-out =
-// num_threads contiguous chunks of ceil(total/num_threads) on a persistent pool").
+// A persistent pool of worker threads with low fan-out latency and work stealing.
 //
-// Workers spin briefly on a generation counter after each job, then sleep on a futex; the
-// calling thread runs the first chunk itself. Every index of [start, end) runs exactly once
-// (E9) on every path.
+// A fan-out splits [start, end) into num_threads contiguous blocks (E10's ceil(total/threads)
+// split), each cut into a few pieces. Every thread, the caller included, takes the pieces of
+// its own block front to back; a thread whose block is empty steals pieces from the back of
+// another's. So a worker that is slow to wake (a descheduled vCPU, a loaded host) or a block of
+// expensive iterations (Mandelbrot rows) costs at most one piece of waiting, not a whole block,
+// and each thread still streams through contiguous memory. The caller returns once every piece
+// has run and no worker is still inside the job; it never waits for a worker that has not
+// woken. Every index of [start, end) runs exactly once (E9) on every path.
+//
+// Workers spin briefly on a generation counter after each job, then sleep on a futex.
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace tack::runtime::cpu {
 
 /// The compiled kernel's range entry point: runs iterations [start, end) with the bound args.
 using RangeFn = void (*)(void* ctx, int64_t start, int64_t end);
 
+/// What one fan-out measured (for the cost model): per thread, the elements it ran and the time
+/// spent inside fn; the wall time of the whole run().
+struct FanOutStats {
+    struct Thread {
+        int64_t elems = 0;
+        double busy_ns = 0.0;
+    };
+    std::vector<Thread> threads;  // index 0 is the caller
+    double wall_ns = 0.0;
+    bool woke_sleepers = false;  // some worker was asleep on the futex when the job started
+};
+
 class ThreadPool {
   public:
-    /// Starts `num_threads - 1` workers (the caller is the last thread). num_threads >= 2;
-    /// a one-thread backend has no pool (E11).
+    /// Starts `num_threads - 1` workers (the caller is the last thread). num_threads >= 2; a
+    /// one-thread backend has no pool (E11). When the system refuses a thread, the pool keeps the
+    /// ones it started (num_threads() says how many) and prints a warning.
     explicit ThreadPool(int num_threads);
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
@@ -25,15 +45,18 @@ class ThreadPool {
 
     int num_threads() const;
 
-    /// Splits [start, end) into num_threads contiguous chunks of ceil(total/num_threads) and
-    /// runs fn(ctx, chunk_start, chunk_end) for every non-empty chunk, the calling thread taking
-    /// the first; returns when all are done. Chunks past the end are not called. An empty range
-    /// (end <= start) still wakes and joins the workers: that is the empty fan-out the cost model
-    /// probes. If another thread is already inside run() (a concurrent dispatch, or fn itself
-    /// dispatching), the whole range runs serially on this calling thread instead of waiting:
-    /// that never deadlocks and a busy pool has no idle cores to offer anyway.
-    /// Returns true when the range was fanned out, false when it ran serially.
-    bool run(RangeFn fn, void* ctx, int64_t start, int64_t end);
+    /// Runs fn(ctx, lo, hi) over pieces that cover [start, end) exactly once (see the header
+    /// comment); returns when all have run. Empty pieces are not called. An empty range
+    /// (end <= start) still wakes the workers and waits until each has checked in: that is the
+    /// empty fan-out the cost model probes. If another thread is already inside run() (a
+    /// concurrent dispatch, or fn itself dispatching), the whole range runs serially on this
+    /// calling thread instead of waiting: that never deadlocks and a busy pool has no idle cores
+    /// to offer anyway. Returns true when the range was fanned out, false when it ran serially.
+    /// With `stats`, each piece is timed (two clock reads per piece).
+    bool run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutStats* stats = nullptr);
+
+    /// True when some worker sleeps on the futex: the next fan-out pays its wake-up.
+    bool workers_sleeping() const;
 
     /// Median wall time of `reps` empty fan-outs in nanoseconds (E10 calibration). The median,
     /// not E10's minimum: on a loaded host the minimum catches the rare fan-out that found every

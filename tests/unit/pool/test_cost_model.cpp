@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <set>
@@ -46,6 +47,29 @@ struct Expensive {
                 v = v * 1.0000001 + 0.5;
             (*s->hits)[i].fetch_add(1, std::memory_order_relaxed);
         }
+    }
+};
+
+// A fixed wall-clock cost per element (busy-waiting on the clock), so the serial run's length is
+// known whatever the load. `slow_elsewhere` once makes a fan-out's non-calling threads take 50x
+// as long (a worker descheduled for the whole fan-out), the reading that used to poison r_p.
+struct Timed {
+    double ns_per_elem;
+    std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> slow_elsewhere{false};
+    std::atomic<int64_t> elems_elsewhere{0};
+    std::vector<std::atomic<int>>* hits;
+    static void run(void* raw, int64_t lo, int64_t hi) {
+        auto* s = static_cast<Timed*>(raw);
+        bool elsewhere = std::this_thread::get_id() != s->caller;
+        double scale = elsewhere && s->slow_elsewhere.load() ? 50.0 : 1.0;
+        if (elsewhere) s->elems_elsewhere.fetch_add(hi - lo);
+        auto until = std::chrono::steady_clock::now() +
+                     std::chrono::nanoseconds(int64_t(double(hi - lo) * s->ns_per_elem * scale));
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        for (int64_t i = lo; i < hi; ++i)
+            (*s->hits)[size_t(i)].fetch_add(1, std::memory_order_relaxed);
     }
 };
 
@@ -140,6 +164,65 @@ TEST(CostModel, SameVariantFromFourThreads) {
 // The serial/parallel choice is measured, so which path a call takes depends on this machine's
 // load at that moment; tests assert that every path runs every index exactly once, never which
 // path was taken.
+// Issue 13's policy bug: a range whose serial run takes over 1 ms never stays serial, even after
+// a calibration taken under heavy load (F = 50 ms) and a fan-out whose worker was descheduled
+// throughout (r_p read far above r_s). Every dispatch after the first fans out; which threads
+// then get CPU time is the scheduler's business, so only the decision is asserted.
+TEST(CostModel, LongSerialRunNeverStaysSerial) {
+    for (CpuPolicy policy : {CpuPolicy::V1, CpuPolicy::V2}) {
+        CpuExecutor executor(2, policy, std::nullopt);
+        executor.assume_fan_out_ns(50e6, 50e6);
+        CostModel model;
+        const int64_t n = 4000;  // 4000 x 500 ns = 2 ms serial
+        std::vector<std::atomic<int>> hits(n);
+        Timed kernel{.ns_per_elem = 500.0, .hits = &hits};
+        const int calls = 12;
+        for (int i = 0; i < calls; ++i) {
+            kernel.slow_elsewhere = i == 2;
+            uint64_t fan_outs = fan_out_count();
+            executor.dispatch(model, Timed::run, &kernel, 0, n);
+            EXPECT_TRUE(executor.would_fan_out(model, n)) << "after call " << i;
+            // After the first (unmeasured, serial) call, rechecks time a slice serially and fan
+            // out the rest; none runs the range whole.
+            if (i > 0) EXPECT_GT(fan_out_count(), fan_outs) << "call " << i << " ran serially";
+        }
+        for (auto& h : hits)
+            ASSERT_EQ(h.load(), calls);
+        EXPECT_EQ(model.parallel_dispatches(), uint64_t(calls - 1));
+    }
+}
+
+// The other side: a short range (20 µs serial) is not fanned out into sleeping workers on the
+// strength of its first, cold sample once the fan-out is known to be dear.
+TEST(CostModel, ShortRangeStaysSerialWhenFanOutIsDear) {
+    CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+    executor.assume_fan_out_ns(200e3, 2e6);
+    CostModel model;
+    const int64_t n = 4096;
+    std::vector<std::atomic<int>> hits(n);
+    Timed kernel{.ns_per_elem = 5.0, .hits = &hits};
+    for (int i = 0; i < 10; ++i)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);
+    for (auto& h : hits)
+        ASSERT_EQ(h.load(), 10);
+    EXPECT_EQ(model.parallel_dispatches(), 0u);
+    EXPECT_FALSE(executor.would_fan_out(model, n));
+}
+
+// Live samples replace the start-up calibration: after fan-outs on a quiet pool the estimate
+// falls from an absurd prior to what the pool costs now.
+TEST(CostModel, FanOutCostFollowsLiveSamples) {
+    CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+    executor.assume_fan_out_ns(50e6, 50e6);
+    CostModel model;
+    const int64_t n = 4000;
+    std::vector<std::atomic<int>> hits(n);
+    Timed kernel{.ns_per_elem = 500.0, .hits = &hits};
+    for (int i = 0; i < 20; ++i)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);
+    EXPECT_LT(std::min(executor.fan_out_ns(), executor.cold_fan_out_ns()), 50e6);
+}
+
 TEST(CostModel, FirstLargeDispatchRunsEveryIndexOnce) {
     CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
     CostModel model;
@@ -187,7 +270,8 @@ TEST(CostModel, SaxpyCrossoverReport) {
     double r = model.serial_ns_per_elem();
     EXPECT_GT(r, 0.0);
     EXPECT_LT(r, 100.0);
-    EXPECT_EQ(model.parallel_min_elems(), executor.min_elems_for(r));  // v1 ignores r_p
+    // The cached threshold is min_elems_for(r) at the last sample; F moves with live fan-outs.
+    EXPECT_GE(model.parallel_min_elems(), int64_t(executor.num_threads()));
     std::printf(
         "[saxpy] threads=%d fan_out=%.0f ns call_overhead=%.0f ns serial=%.3f ns/elem "
         "parallel_min_elems=%lld\n",

@@ -55,7 +55,7 @@ TEST(ThreadCount, EnvironmentValues) {
     };
     for (auto [text, expected] :
          {Case{"3", 3}, Case{" 7 ", 7}, Case{"+2", 2}, Case{"1", 1}, Case{"0", 1}, Case{"-4", 1},
-          Case{"99999999999999999999", 65536}}) {
+          Case{"99999999999999999999", max_thread_count()}}) {
         ScopedEnv env("TACK_CPU_THREADS", text);
         EXPECT_EQ(resolve_thread_count(std::nullopt), expected) << "'" << text << "'";
     }
@@ -67,6 +67,16 @@ TEST(ThreadCount, ExplicitOptionWinsOverEnvironment) {
     EXPECT_EQ(resolve_thread_count(0), 1);
     ScopedEnv bad("TACK_CPU_THREADS", "many");
     EXPECT_EQ(resolve_thread_count(5), 5);  // the variable is not read at all
+}
+
+// Hardening issue, defect 2: absurd counts used to start threads until the system refused one,
+// and the refusal terminated the process. They are clamped (with a warning).
+TEST(ThreadCount, AbsurdCountsAreClamped) {
+    EXPECT_GE(max_thread_count(), 256);
+    EXPECT_EQ(resolve_thread_count(100000), max_thread_count());
+    EXPECT_EQ(resolve_thread_count(1 << 30), max_thread_count());
+    ScopedEnv env("TACK_CPU_THREADS", "99999999999999999999");
+    EXPECT_EQ(resolve_thread_count(std::nullopt), max_thread_count());
 }
 
 TEST(ThreadCount, NonIntegerIsValueError) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -102,6 +103,59 @@ TEST(ThreadPool, ChunksAreContiguousCeilSplits) {
             expected.emplace_back(100 + lo, 100 + hi);
         EXPECT_EQ(log.chunks, expected) << "total=" << c.total;
     }
+}
+
+// Pieces: contiguous, disjoint, covering the range; a large range is cut into several pieces per
+// thread so a late worker costs a piece, not its block.
+TEST(ThreadPool, LargeRangesSplitIntoPiecesThatCoverIt) {
+    ThreadPool pool(2);
+    for (int64_t total : {int64_t(4095), int64_t(1) << 16, int64_t(1) << 20, int64_t(1000003)}) {
+        ChunkLog log;
+        FanOutStats stats;
+        ASSERT_TRUE(pool.run(ChunkLog::record, &log, 7, 7 + total, &stats));
+        std::sort(log.chunks.begin(), log.chunks.end());
+        int64_t next = 7;
+        for (auto [lo, hi] : log.chunks) {
+            ASSERT_EQ(lo, next);
+            ASSERT_LT(lo, hi);
+            next = hi;
+        }
+        EXPECT_EQ(next, 7 + total);
+        if (total >= (1 << 16)) {
+            EXPECT_GT(log.chunks.size(), 2u);
+        }
+        int64_t elems = 0;
+        for (const auto& t : stats.threads)
+            elems += t.elems;
+        EXPECT_EQ(elems, total);
+        EXPECT_GT(stats.wall_ns, 0.0);
+    }
+}
+
+// A worker that is slow (descheduled, or given the expensive iterations) has its remaining
+// pieces taken by the others: the caller never waits for a whole block.
+TEST(ThreadPool, IdleThreadsStealFromASlowOne) {
+    ThreadPool pool(2);
+    struct Slow {
+        std::thread::id caller = std::this_thread::get_id();
+        std::atomic<int64_t> by_caller{0};
+        std::vector<std::atomic<int>> hits = std::vector<std::atomic<int>>(1 << 16);
+        static void run(void* raw, int64_t lo, int64_t hi) {
+            auto* s = static_cast<Slow*>(raw);
+            if (std::this_thread::get_id() == s->caller) {
+                s->by_caller += hi - lo;
+            } else {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+            for (int64_t i = lo; i < hi; ++i)
+                s->hits[size_t(i)].fetch_add(1);
+        }
+    } slow;
+    ASSERT_TRUE(pool.run(Slow::run, &slow, 0, 1 << 16));
+    for (auto& h : slow.hits)
+        ASSERT_EQ(h.load(), 1);
+    // The worker's block has 8 pieces; sleeping 20 ms in its first, it leaves the rest.
+    EXPECT_GT(slow.by_caller.load(), int64_t(1) << 15);
 }
 
 TEST(ThreadPool, EmptyRangeCallsNothing) {
