@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tack
+
 from conftest import BACKENDS
 
 RNG = np.random.default_rng(21)
