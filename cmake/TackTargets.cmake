@@ -52,7 +52,7 @@ add_library(tack_cfamily STATIC ${TACK_CFAMILY_SOURCES})
 target_link_libraries(tack_cfamily PUBLIC tack_front)
 
 find_package(Threads REQUIRED)
-tack_glob(TACK_RUNTIME_SOURCES runtime runtime/cpu runtime/opencl runtime/level_zero
+tack_glob(TACK_RUNTIME_SOURCES driver runtime runtime/gpu runtime/cpu runtime/opencl runtime/level_zero
   runtime/cuda runtime/hip runtime/null cache api)
 add_library(tack STATIC ${TACK_RUNTIME_SOURCES})
 target_link_libraries(tack PUBLIC tack_front PRIVATE tack_llvm tack_cfamily Threads::Threads ${CMAKE_DL_LIBS})

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cache/disk_cache.hpp"
+#include "driver/driver.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/checks.hpp"
@@ -96,6 +97,10 @@ KernelImpl::KernelImpl(std::shared_ptr<const ModuleImpl> module, const frontend:
 
 KernelImpl::~KernelImpl() = default;
 
+driver::KernelSource KernelImpl::source() const {
+    return {*fn_, module_->file, *module_->env};
+}
+
 std::string KernelImpl::param_name(int i) const {
     return fn_->params[static_cast<size_t>(i)].name;
 }
@@ -178,9 +183,7 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
 }
 
 void KernelImpl::check_valid() {
-    std::call_once(validated_, [this] {
-        validation_errors_ = sema::validate_with_callees(*fn_, module_->file, *module_->env);
-    });
+    std::call_once(validated_, [this] { validation_errors_ = driver::validate(source()); });
     if (!validation_errors_.empty()) throw_public(validation_errors_.front());
 }
 
@@ -219,7 +222,7 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend,
                                                   std::vector<sema::ArgType> sig) {
     check_dtypes(*fn_, sig, backend);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
-    entry->lowered = sema::lower_kernel(*fn_, module_->file, *module_->env, sig);
+    entry->lowered = driver::lower(source(), sig);
     entry->sig = std::move(sig);
     entry->dims_used = passes::shape_dims_used(entry->lowered);
     entry->facts = collect_facts(entry->lowered);
@@ -273,7 +276,7 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     passes::ShapeValues shapes;
     for (size_t i = 0; i < extents.size(); ++i)
         shapes[sig.dims_used[i]] = extents[i];
-    ir::Kernel k = passes::optimize(passes::specialize_shapes(sig.lowered, shapes));
+    ir::Kernel k = driver::specialize(sig.lowered, shapes);
     VariantOptions options{.noalias = noalias};
     std::optional<std::string> target = backend.cache_target();
     const cache::DiskCache& disk = disk_cache();

@@ -93,6 +93,10 @@ std::optional<double> env_cpu_margin() {
     return margin;
 }
 
+bool env_print_after_all() {
+    return env_flag("TACK_PRINT_AFTER_ALL");
+}
+
 std::optional<std::string> env_cache_dir() {
     if (auto dir = env_string("TACK_CACHE_DIR")) {
         std::string text = trimmed(*dir);
