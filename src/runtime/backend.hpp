@@ -125,6 +125,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
     DTypeSet supported_atomic_dtypes() const { return target_atomic_dtypes() & supported_dtypes(); }
 
     // --- memory -------------------------------------------------------------------------
+    /// Whether a kernel on this backend can bind `buffer`. By default only its own arrays: a
+    /// GPU array of another device (an earlier tack.init, another tack.device) lives in another
+    /// context. A backend that runs on host memory accepts any host-visible buffer.
+    virtual bool binds(const Buffer& buffer) const { return &buffer.backend() == this; }
     /// Zero-filled storage of at least `nbytes` (a zero-byte request still allocates).
     virtual std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) = 0;
     /// Memory owned elsewhere, never freed by Tack.

@@ -171,14 +171,17 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
             throw ValueError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
                              "' is an empty tack::Array handle");
         }
-        const Backend& owner = a->buffer()->backend();
-        if (owner.name() != backend.name()) {
-            throw RuntimeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
-                               "' holds an array of the " + std::string(owner.display_name()) +
-                               " backend, but the call runs on the " +
-                               std::string(backend.display_name()) +
-                               " backend; allocate it on the device the kernel runs on");
-        }
+        const Buffer& buffer = *a->buffer();
+        if (backend.binds(buffer)) continue;
+        const Backend& owner = buffer.backend();
+        std::string where = owner.name() == backend.name()
+                                ? "another " + std::string(owner.display_name()) +
+                                      " device (an earlier tack.init or tack.device)"
+                                : "the " + std::string(owner.display_name()) + " backend";
+        throw RuntimeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
+                           "' holds an array of " + where + ", but the call runs on the " +
+                           std::string(backend.display_name()) +
+                           " backend; allocate it on the device the kernel runs on");
     }
 }
 

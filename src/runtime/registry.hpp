@@ -20,8 +20,8 @@ const BackendEntry* find_backend(std::string_view name);
 std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions& options,
                                      bool fresh);
 
-/// The default device, creating the CPU device on first use. The returned reference stays
-/// valid while the device is the default or any array on it is alive.
+/// The default device, creating the CPU device on first use. The calling thread holds it: the
+/// reference stays valid until this thread has asked twice more after the default changed.
 Backend& default_backend();
 std::shared_ptr<Backend> default_backend_ptr();
 void set_default_backend(std::shared_ptr<Backend> backend);
