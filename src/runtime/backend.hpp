@@ -86,6 +86,15 @@ struct VariantOptions {
     bool operator==(const VariantOptions&) const = default;
 };
 
+/// One dispatch's arguments, per parameter: the packed slot (an array's address or a scalar's
+/// bits) and the array's buffer (nullptr for a scalar). GPU backends bind buffers, never look
+/// addresses up; every buffer is one this backend binds (Backend::binds, checked by dispatch).
+struct LaunchArgs {
+    const std::uint64_t* slots = nullptr;
+    const Buffer* const* buffers = nullptr;
+    std::int64_t total = 0;  // flattened iterations; <= 0 launches nothing
+};
+
 using BackendFactory = std::shared_ptr<Backend> (*)(const DeviceOptions& options);
 
 /// What the registry knows about a backend before constructing one.
@@ -164,7 +173,13 @@ class Backend : public std::enable_shared_from_this<Backend> {
         throw NotImplementedError(std::string(display_name()) +
                                   " backend does not support kernel return values");
     }
-    /// Waits for every launch queued so far.
+    /// One dispatch: the launch when total > 0, then the kernel's result into `result` (8 bytes)
+    /// when it is not null. The default runs execute() and evaluate_result() on the slots.
+    virtual void dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
+        if (args.total > 0) execute(variant, args.slots, args.total);
+        if (result) evaluate_result(variant, args.slots, result);
+    }
+    /// Waits for every launch queued so far; a queued launch's error surfaces here (G9).
     virtual void synchronize() {}
 
     // --- disk cache ---------------------------------------------------------------------

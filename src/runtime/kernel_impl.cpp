@@ -137,19 +137,29 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
 
         uint64_t stack_slots[32];
+        const Buffer* stack_buffers[32];
         std::vector<uint64_t> heap_slots;
+        std::vector<const Buffer*> heap_buffers;
         uint64_t* slots = stack_slots;
+        const Buffer** buffers = stack_buffers;
         if (args.size() > std::size(stack_slots)) {
             heap_slots.resize(args.size());
+            heap_buffers.resize(args.size());
             slots = heap_slots.data();
+            buffers = heap_buffers.data();
         }
         for (size_t i = 0; i < args.size(); ++i) {
-            slots[i] = args[i].array ? args[i].array->address() : args[i].scalar.bits;
+            const Array* a = args[i].array;
+            slots[i] = a ? a->address() : args[i].scalar.bits;
+            buffers[i] = a ? a->buffer().get() : nullptr;
         }
-        if (total > 0) backend.execute(v, slots, total);
-        if (!result) return std::nullopt;
+        LaunchArgs launch{slots, buffers, total};
+        if (!result) {
+            backend.dispatch(v, launch, nullptr);
+            return std::nullopt;
+        }
         Scalar value{result->type, 0};
-        backend.evaluate_result(v, slots, &value.bits);  // little-endian: low bytes
+        backend.dispatch(v, launch, &value.bits);  // little-endian: low bytes
         return value;
     } catch (const diag::CompileError& e) {
         throw_public(e);

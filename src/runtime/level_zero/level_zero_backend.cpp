@@ -65,7 +65,7 @@ LevelZeroBackend::LevelZeroBackend(const ZeApi& api, DeviceHandles handles, Devi
       info_(std::move(info)),
       queue_(api_, handles_, info_),
       group_(group_size(info_)),
-      launch_limit_(launch_limit(info_)),
+      geometry_{"Level Zero", group_, launch_limit(info_)},
       options_(opencl_build_options()) {}
 
 std::shared_ptr<Buffer> LevelZeroBackend::allocate_array(std::size_t nbytes) {

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "runtime/backend.hpp"
+#include "runtime/gpu/launch_rules.hpp"
 #include "runtime/level_zero/device.hpp"
 #include "runtime/level_zero/ocloc.hpp"
 #include "runtime/level_zero/queue.hpp"
@@ -68,7 +69,7 @@ class LevelZeroBackend final : public Backend {
     DeviceInfo info_;
     Queue queue_;
     uint32_t group_ = 0;
-    uint64_t launch_limit_ = 0;
+    gpu::Geometry geometry_;
     std::string options_;  // ocloc options and zeModuleCreate build flags
     std::atomic<std::size_t> native_refused_ = 0;
     std::mutex shared_mutex_;

@@ -6,6 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "runtime/gpu/loader.hpp"
 
 namespace tack::runtime::opencl {
 
@@ -90,9 +93,19 @@ inline constexpr cl_uint CL_TRUE = 1;
 
 /// The loaded entry points. Loaded once per process; never unloaded.
 struct ClApi {
-#define TACK_X(name, ret, params) ret(*name) params = nullptr;
-    TACK_CL_FUNCTIONS(TACK_X)
-#undef TACK_X
+    TACK_GPU_POINTERS(TACK_CL_FUNCTIONS)
+    std::string library;  // the soname that loaded
+
+    // libOpenCL.so.1 is the ICD loader's soname on every Linux distribution; the unversioned
+    // name exists only with development packages.
+    static constexpr const char* kSonames[] = {"libOpenCL.so.1", "libOpenCL.so"};
+    static std::string missing(const std::string& tried) {
+        return "OpenCL unavailable: libOpenCL.so.1 not found (" + tried + ")";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return "OpenCL unavailable: " + library + " lacks " + symbol;
+    }
+    void symbols(std::vector<gpu::Symbol>& out) { TACK_CL_FUNCTIONS(TACK_GPU_REQUIRED) }
 };
 
 /// The API, or nullptr with `*why` set ("OpenCL unavailable: libOpenCL.so.1 not found (...)").

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "codegen/cfamily/emitter.hpp"
+#include "driver/driver.hpp"
+#include "frontend/parser.hpp"
 #include "ir/ir.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/level_zero/module.hpp"
@@ -264,6 +266,67 @@ TEST_F(LevelZeroFake, SmallDeviceGroupsAreUsed) {
     std::vector<float> got(100);
     s.y->read(0, got.data(), 400);
     EXPECT_EQ(got, std::vector<float>(100, 6.0f));
+}
+
+}  // namespace
+}  // namespace tack::level_zero_test
+
+namespace tack::level_zero_test {
+namespace {
+
+// Kernels from source through the compile driver, as dispatch lowers them.
+ir::Kernel from_source(const std::string& text, const char* name) {
+    auto file = std::make_shared<diag::SourceFile>("k.py", "import tack\n\n" + text);
+    auto parsed = frontend::parse_module(file);
+    auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
+    sema::ModuleEnvironment env(module);
+    const frontend::FunctionDef* fn = module->find(name);
+    driver::KernelSource src{*fn, file, env};
+    return driver::specialize(driver::lower(src, sema::parse_arg_types("f32[:]")),
+                              {{{0, 0}, 1024}});
+}
+
+// Before the shared GPU layer, Level Zero skipped D13 and D12's per-dispatch check, which only
+// OpenCL ran.
+TEST_F(LevelZeroFake, SharedLaunchRulesApply) {
+    auto b = make_backend();
+    ir::Kernel varying = from_source(R"(
+@tack.kernel
+def k(x):
+    for i in range(x.shape[0]):
+        if i % 2 == 0:
+            tack.barrier()
+)",
+                                     "k");
+    try {
+        b->load_variant(source_artifact(varying), varying, {});
+        ADD_FAILURE() << "a barrier under varying control was accepted";
+    } catch (const tack::ValueError& e) {
+        EXPECT_NE(std::string(e.what()).find("requires uniform workgroup participation"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    ir::Kernel uniform = from_source(R"(
+@tack.kernel
+def k(x):
+    for i in range(x.shape[0]):
+        tack.barrier()
+        x[i] = 1.0
+)",
+                                     "k");
+    auto v = b->load_variant(source_artifact(uniform), uniform, {});
+    ASSERT_NE(v, nullptr);
+    auto x = b->allocate_array(1024 * 4);
+    uint64_t slots[] = {x->address()};
+    try {
+        b->execute(*v, slots, 1000);
+        ADD_FAILURE() << "a partial workgroup was launched";
+    } catch (const tack::ValueError& e) {
+        EXPECT_NE(std::string(e.what()).find("complete 256-lane groups"), std::string::npos)
+            << e.what();
+    }
 }
 
 }  // namespace
