@@ -5,6 +5,7 @@
 #include "ir/ir.hpp"
 #include "passes/passes.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/packs.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/opencl/result.hpp"
 #include "runtime/opencl/runner.hpp"
@@ -42,8 +43,8 @@ std::vector<std::uint8_t> program_binary(const ClApi& api, cl_program program) {
 
 }  // namespace
 
-/// A built program and its kernel. Scalars travel in immutable per-launch pack buffers: a
-/// queued launch keeps the values it was given, and an unchanged pack reuses the last buffer.
+/// A built program and its kernel. Scalars travel in immutable per-launch pack buffers
+/// (gpu::PackSlots): a queued launch keeps the values it was given.
 class ClVariant final : public Variant {
   public:
     ClVariant(std::shared_ptr<OpenClBackend> backend, std::string name,
@@ -56,7 +57,7 @@ class ClVariant final : public Variant {
           kernel_(kernel),
           binary_(std::move(binary)),
           group_(group),
-          last_packs_(abi_.packs.size()) {}
+          packs_(abi_.packs.size()) {}
 
     /// Keeps what `return expr` needs (DECISIONS G7); nothing for kernels without a result.
     void keep_result(const ir::Kernel& k) {
@@ -64,16 +65,10 @@ class ClVariant final : public Variant {
     }
     ~ClVariant() override {
         const ClApi& api = backend_->api();
-        for (auto& p : last_packs_)
-            if (p.mem) api.clReleaseMemObject(p.mem);
+        packs_.clear([&](cl_mem m) { api.clReleaseMemObject(m); });
         api.clReleaseKernel(kernel_);  // deferred by OpenCL past queued launches
         api.clReleaseProgram(program_);
     }
-
-    struct Pack {
-        std::vector<std::uint8_t> bytes;
-        cl_mem mem = nullptr;
-    };
 
     std::shared_ptr<OpenClBackend> backend_;  // the context outlives the program
     std::string name_;
@@ -82,7 +77,7 @@ class ClVariant final : public Variant {
     cl_kernel kernel_;
     std::vector<std::uint8_t> binary_;
     std::size_t group_;
-    mutable std::vector<Pack> last_packs_;  // guarded by the queue lock
+    mutable gpu::PackSlots<cl_mem> packs_;  // guarded by the queue lock
     std::shared_ptr<const ir::Kernel> result_kernel_;
 };
 
@@ -209,19 +204,18 @@ void OpenClBackend::launch(const Variant& variant, const LaunchArgs& args) {
             set(abi.params[i].arg_index, sizeof(cl_mem), &mem);
         }
         for (std::size_t j = 0; j < packs.size(); ++j) {
-            auto& last = v.last_packs_[j];
-            if (!last.mem || last.bytes != packs[j]) {
-                // A new immutable buffer: the one a queued launch reads is never rewritten.
+            auto make = [&](const std::vector<std::uint8_t>& bytes) {
                 cl_int err = CL_SUCCESS;
-                cl_mem mem =
-                    api_.clCreateBuffer(queue_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                        packs[j].size(), packs[j].data(), &err);
+                cl_mem mem = api_.clCreateBuffer(
+                    queue_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
+                    const_cast<std::uint8_t*>(bytes.data()), &err);
                 check(err, "clCreateBuffer(pack)");
-                if (last.mem) api_.clReleaseMemObject(last.mem);  // deferred past its launches
-                last.mem = mem;
-                last.bytes = std::move(packs[j]);
-            }
-            set(abi.packs[j].arg_index, sizeof(cl_mem), &last.mem);
+                return mem;
+            };
+            // Deferred by OpenCL past the launches that read it.
+            auto release = [&](cl_mem m) { api_.clReleaseMemObject(m); };
+            cl_mem mem = v.packs_.bind(j, std::move(packs[j]), make, release);
+            set(abi.packs[j].arg_index, sizeof(cl_mem), &mem);
         }
         const std::int64_t n = args.total;
         set(abi.n_arg_index, sizeof n, &n);
