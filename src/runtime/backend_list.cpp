@@ -3,6 +3,7 @@
 // dropped by the linker: an object file of a static archive that nothing references is never
 // linked in.)
 #include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/cuda/cuda_backend.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/registry.hpp"
@@ -12,6 +13,7 @@ namespace tack::runtime {
 std::span<const BackendEntry* const> backend_entries() {
     static const BackendEntry* const kEntries[] = {
         &cpu::backend_entry(),
+        &cuda::backend_entry(),  // driver API + NVRTC by dlopen; unavailable without a driver
         &level_zero::backend_entry(),
         &opencl::backend_entry(),
     };

@@ -15,7 +15,8 @@
 
 namespace tack::runtime::gpu {
 
-template <class Context>
+/// `State`: what belongs to the context rather than to one backend (CUDA: its stream).
+template <class Context, class State = int>
 class ContextTokens {
   public:
     /// Called once, when an owned context's last backend goes away.
@@ -25,12 +26,17 @@ class ContextTokens {
       public:
         Context context() const { return context_; }
         bool owned() const { return owned_; }
+        /// Shared by every backend on the context; guarded by state_mutex().
+        State& state() { return state_; }
+        std::mutex& state_mutex() { return state_mutex_; }
 
       private:
         friend class ContextTokens;
         Context context_{};
         bool owned_ = false;
         Release release_;
+        State state_{};
+        std::mutex state_mutex_;
         ~Token() = default;
     };
 
