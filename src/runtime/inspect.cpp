@@ -4,12 +4,12 @@
 #include <algorithm>
 
 #include "codegen/cfamily/emitter.hpp"
-#include "codegen/llvm/llvm_codegen.hpp"
 #include "driver/driver.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/checks.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/kernel_impl.hpp"
@@ -67,8 +67,7 @@ std::string render_variant(const ir::Kernel& kernel, std::string_view target, In
     const Target& t = find_target(target);
     if (mode == InspectMode::Ir) return ir::print(kernel);
     if (t.dialect.empty()) {
-        return codegen::llvm_cpu::emit_llvm_ir(kernel, {.noalias = noalias},
-                                               mode == InspectMode::Optimized);
+        return cpu::render_llvm_ir(kernel, noalias, mode == InspectMode::Optimized);
     }
     // The generator's dtype and atomic checks run first (CONTRACT C26: "after the checks").
     const auto& dialect = codegen::cfamily::dialect(t.dialect);

@@ -85,11 +85,12 @@ std::shared_ptr<ContextToken> open_context(const CuApi& api, CUdevice* device) {
     return token;
 }
 
-ContextScope::ContextScope(const CuApi& api, CUcontext ctx) : api_(api) {
+ContextScope::ContextScope(const CuApi& api, CUcontext ctx, bool quiet) : api_(api) {
     CUcontext current = nullptr;
     if (api.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) return;
-    check(api, api.cuCtxPushCurrent_v2(ctx), "cuCtxPushCurrent");
-    pushed_ = true;
+    CUresult r = api.cuCtxPushCurrent_v2(ctx);
+    pushed_ = r == CUDA_SUCCESS;
+    if (!quiet) check(api, r, "cuCtxPushCurrent");
 }
 
 ContextScope::~ContextScope() {
@@ -129,7 +130,7 @@ CudaBackend::CudaBackend(const CuApi& api, CUdevice device, std::shared_ptr<Cont
 CudaBackend::~CudaBackend() {
     for (auto& r : reducers_)
         r.reset();
-    ContextScope scope(api_, context());
+    ContextScope scope(api_, context(), /*quiet=*/true);
     api_.cuStreamSynchronize(stream_);
     drain_frees();
 }
@@ -150,7 +151,7 @@ CUdeviceptr CudaBackend::allocate(std::size_t nbytes) {
 
 void CudaBackend::free(CUdeviceptr ptr) {
     if (pools_) {
-        ContextScope scope(api_, context());
+        ContextScope scope(api_, context(), /*quiet=*/true);
         api_.cuMemFreeAsync(ptr, stream_);  // after the launches queued on it
     } else {
         frees_.defer(ptr);  // cuMemFree waits for the device: freed at the next wait

@@ -42,9 +42,10 @@ using ContextTokens = gpu::ContextTokens<CUcontext, ContextState>;
 using ContextToken = ContextTokens::Token;
 
 /// Makes `ctx` current on this thread for the scope when it is not (pushed, then popped).
+/// `quiet`: a failed push is ignored (destructors and frees, which must not throw).
 class ContextScope {
   public:
-    ContextScope(const CuApi& api, CUcontext ctx);
+    ContextScope(const CuApi& api, CUcontext ctx, bool quiet = false);
     ~ContextScope();
     ContextScope(const ContextScope&) = delete;
     ContextScope& operator=(const ContextScope&) = delete;

@@ -30,7 +30,7 @@ class CuVariant final : public Variant {
           packs_(artifact_.abi.packs.size()) {}
     ~CuVariant() override {
         packs_.clear([&](CUdeviceptr p) { backend_->free(p); });
-        ContextScope scope(backend_->api(), backend_->context());
+        ContextScope scope(backend_->api(), backend_->context(), /*quiet=*/true);
         backend_->api().cuStreamSynchronize(backend_->stream());  // no queued launch uses it
         backend_->api().cuModuleUnload(module_);
     }

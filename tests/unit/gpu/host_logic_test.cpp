@@ -128,7 +128,10 @@ def put(x, v, w):
     for (auto& th : threads)
         th.join();
     EXPECT_EQ(wrong.load(), 0);
-    tack::init("cpu");
+    try {
+        tack::init("cpu");
+    } catch (const tack::RuntimeError&) {  // a TACK_LLVM=OFF build has no CPU backend
+    }
 }
 
 }  // namespace
