@@ -4,6 +4,7 @@
 // linked in.)
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cuda/cuda_backend.hpp"
+#include "runtime/hip/hip_backend.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/registry.hpp"
@@ -14,8 +15,8 @@ std::span<const BackendEntry* const> backend_entries() {
     static const BackendEntry* const kEntries[] = {
         &cpu::backend_entry(),
         &cuda::backend_entry(),  // driver API + NVRTC by dlopen; unavailable without a driver
-        &level_zero::backend_entry(),
-        &opencl::backend_entry(),
+        &hip::backend_entry(),   // libamdhip64 + hipRTC by dlopen; unavailable without ROCm
+        &level_zero::backend_entry(), &opencl::backend_entry(),
     };
     return kEntries;
 }

@@ -93,6 +93,16 @@ std::optional<double> env_cpu_margin() {
     return margin;
 }
 
+bool env_hip_pool_allocator() {
+    auto value = env_string("TACK_HIP_ALLOCATOR");
+    if (!value) return false;
+    std::string v = lowered(trimmed(*value));
+    if (v.empty() || v == "cache") return false;
+    if (v == "pool") return true;
+    diag::raise(diag::ErrorKind::ValueError,
+                "Unknown TACK_HIP_ALLOCATOR '" + *value + "'. Accepted values: cache, pool");
+}
+
 bool env_print_after_all() {
     return env_flag("TACK_PRINT_AFTER_ALL");
 }

@@ -39,6 +39,10 @@ std::optional<double> env_cpu_margin();
 /// specialization and every pass to stderr, as `tackc inspect --print-after-all` does.
 bool env_print_after_all();
 
+/// TACK_HIP_ALLOCATOR: `pool` selects HIP's stream-ordered pool (hipMallocAsync); unset, empty
+/// or `cache` the hipMalloc buffer cache; anything else throws a ValueError CompileError.
+bool env_hip_pool_allocator();
+
 /// The disk cache directory from TACK_CACHE_DIR; default $XDG_CACHE_HOME/tack, else
 /// $HOME/.cache/tack. nullopt = cache disabled (TACK_CACHE_DIR empty or `off`, or no HOME).
 std::optional<std::string> env_cache_dir();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/gpu/artifact.hpp"
+#include "runtime/gpu/buffer_cache.hpp"
 #include "runtime/gpu/context_token.hpp"
 #include "runtime/gpu/deferred_frees.hpp"
 #include "runtime/gpu/packs.hpp"
@@ -132,6 +133,31 @@ def put(x, v, w):
         tack::init("cpu");
     } catch (const tack::RuntimeError&) {  // a TACK_LLVM=OFF build has no CPU backend
     }
+}
+
+}  // namespace
+
+namespace {
+
+// HIP's hipMalloc cache (gpu::BufferCache): by capacity class, at most the budget.
+TEST(GpuBufferCache, ReusesByClassWithinTheBudget) {
+    EXPECT_EQ(gpu::capacity_class(1), 256u);
+    EXPECT_EQ(gpu::capacity_class(256), 256u);
+    EXPECT_EQ(gpu::capacity_class(257), 512u);
+    EXPECT_EQ(gpu::capacity_class(3u << 20), 4u << 20);
+    gpu::BufferCache<int> cache(1024);
+    EXPECT_FALSE(cache.take(256).has_value());
+    EXPECT_TRUE(cache.give(1, 256));
+    EXPECT_TRUE(cache.give(2, 512));
+    EXPECT_FALSE(cache.give(3, 512)) << "over a budget of 1024 bytes: the caller frees it";
+    EXPECT_EQ(cache.held_bytes(), 768u);
+    EXPECT_FALSE(cache.take(1024).has_value());
+    EXPECT_EQ(cache.take(512), 2);
+    EXPECT_EQ(cache.held_bytes(), 256u);
+    std::vector<int> freed;
+    cache.clear([&](int h) { freed.push_back(h); });
+    EXPECT_EQ(freed, std::vector<int>{1});
+    EXPECT_EQ(cache.held_bytes(), 0u);
 }
 
 }  // namespace
