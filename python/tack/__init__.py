@@ -14,6 +14,7 @@ are the C++ core's (the `_tack` extension).
 """
 
 from . import _tack, math
+from ._aio import sync_async
 from ._devices import cpu, cuda, device, hip, init, level_zero, metal, opencl, sync
 from ._errors import UnsupportedSyntaxError
 from ._fields import (
@@ -83,5 +84,6 @@ __all__ = [
     "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip", "i8",
     "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
     "local_array_like", "math", "memory_space", "metal", "ndrange", "ones", "opencl", "select",
-    "shared", "shared_like", "sync", "thread_id", "u8", "u16", "u32", "u64", "zeros",
+    "shared", "shared_like", "sync", "sync_async", "thread_id", "u8", "u16", "u32", "u64",
+    "zeros",
 ]

@@ -74,6 +74,19 @@ class Buffer {
     bool owned_;
 };
 
+/// A point in a backend's queue (the seed's async_marker): wait() blocks until every launch,
+/// fill and copy queued before the mark was taken has run, and raises a queued command's error.
+/// Waiting on another thread is safe (tack.sync_async runs it in Tack's wait threads).
+class QueueMark {
+  public:
+    virtual ~QueueMark() = default;
+    virtual void wait() = 0;
+};
+
+/// A mark that waits with backend->synchronize(): correct for any queued backend (it may also
+/// wait for launches queued after the mark), for one without events of its own.
+std::unique_ptr<QueueMark> synchronizing_mark(std::shared_ptr<Backend> backend);
+
 /// A compiled, loaded variant of one kernel; each backend subclasses it.
 class Variant {
   public:
@@ -181,6 +194,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
     }
     /// Waits for every launch queued so far; a queued launch's error surfaces here (G9).
     virtual void synchronize() {}
+    /// A mark after the work queued so far, or nullptr when there is nothing to wait for (a
+    /// backend whose launches complete before returning, the default).
+    virtual std::unique_ptr<QueueMark> mark_queue() { return nullptr; }
 
     // --- disk cache ---------------------------------------------------------------------
     /// Describes the code this backend produces (target, toolchain); nullopt keeps its

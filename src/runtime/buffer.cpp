@@ -44,3 +44,24 @@ HostBuffer::~HostBuffer() {
 }
 
 }  // namespace tack::runtime
+
+namespace tack::runtime {
+
+namespace {
+
+class SynchronizingMark final : public QueueMark {
+  public:
+    explicit SynchronizingMark(std::shared_ptr<Backend> b) : b_(std::move(b)) {}
+    void wait() override { b_->synchronize(); }
+
+  private:
+    std::shared_ptr<Backend> b_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueueMark> synchronizing_mark(std::shared_ptr<Backend> backend) {
+    return std::make_unique<SynchronizingMark>(std::move(backend));
+}
+
+}  // namespace tack::runtime

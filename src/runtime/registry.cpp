@@ -132,6 +132,26 @@ void set_default_backend(std::shared_ptr<Backend> backend) {
     registry().default_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
+namespace {
+
+std::vector<std::shared_ptr<Backend>> live_backends() {
+    std::vector<std::shared_ptr<Backend>> live;
+    std::lock_guard lock(registry().mutex);
+    for (auto& w : registry().live) {
+        if (auto b = w.lock()) live.push_back(std::move(b));
+    }
+    return live;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<QueueMark>> mark_all() {
+    std::vector<std::unique_ptr<QueueMark>> marks;
+    for (auto& b : live_backends())
+        if (auto m = b->mark_queue()) marks.push_back(std::move(m));
+    return marks;
+}
+
 void synchronize_all() {
     std::vector<std::shared_ptr<Backend>> live;
     {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "runtime/backend.hpp"
 
@@ -28,5 +29,7 @@ void set_default_backend(std::shared_ptr<Backend> backend);
 
 /// synchronize() on every live device.
 void synchronize_all();
+/// mark_queue() of every live device that has one (tack.sync_async).
+std::vector<std::unique_ptr<QueueMark>> mark_all();
 
 }  // namespace tack::runtime

@@ -72,6 +72,8 @@ class HipBackend final : public Backend {
     void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
     void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override;
+    /// A blocking-sync event recorded on the device's stream, waited on with the device current.
+    std::unique_ptr<QueueMark> mark_queue() override;
 
     std::optional<std::string> cache_target() const override;
     std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;

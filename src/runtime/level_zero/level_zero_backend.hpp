@@ -44,6 +44,11 @@ class LevelZeroBackend final : public Backend {
                                                  const VariantOptions& options) override;
     void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
     void synchronize() override { queue_.synchronize(); }
+    // The seed's _ListMarker (a barrier signalling a pooled event) is not ported yet: a
+    // synchronizing mark is correct, and may also wait for launches queued after it.
+    std::unique_ptr<QueueMark> mark_queue() override {
+        return synchronizing_mark(shared_from_this());
+    }
 
     std::optional<std::string> cache_target() const override;
     std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;

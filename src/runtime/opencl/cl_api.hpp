@@ -47,6 +47,7 @@ inline constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
 inline constexpr cl_bitfield CL_MEM_READ_WRITE = 1 << 0;
 inline constexpr cl_bitfield CL_MEM_COPY_HOST_PTR = 1 << 5;
 inline constexpr cl_uint CL_TRUE = 1;
+inline constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
 
 // name, return type, parameter list
 #define TACK_CL_FUNCTIONS(X)                                                                       \
@@ -69,6 +70,11 @@ inline constexpr cl_uint CL_TRUE = 1;
     X(clReleaseKernel, cl_int, (cl_kernel))                                                        \
     X(clSetKernelArg, cl_int, (cl_kernel, cl_uint, size_t, const void*))                           \
     X(clCreateBuffer, cl_mem, (cl_context, cl_bitfield, size_t, void*, cl_int*))                   \
+    X(clEnqueueMarkerWithWaitList, cl_int,                                                         \
+      (cl_command_queue, cl_uint, const cl_event*, cl_event*))                                     \
+    X(clWaitForEvents, cl_int, (cl_uint, const cl_event*))                                         \
+    X(clGetEventInfo, cl_int, (cl_event, cl_uint, size_t, void*, size_t*))                         \
+    X(clReleaseEvent, cl_int, (cl_event))                                                          \
     X(clReleaseMemObject, cl_int, (cl_mem))                                                        \
     X(clEnqueueWriteBuffer, cl_int,                                                                \
       (cl_command_queue, cl_mem, cl_uint, size_t, size_t, const void*, cl_uint, const cl_event*,   \

@@ -72,6 +72,7 @@ class OpenClBackend final : public Backend {
     /// The launch, then DECISIONS G7's result evaluated on the host (result.hpp).
     void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override { queue_.synchronize(); }
+    std::unique_ptr<QueueMark> mark_queue() override { return queue_.mark(); }
 
     std::optional<std::string> cache_target() const override {
         return opencl::cache_target(device_);

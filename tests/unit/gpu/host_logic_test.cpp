@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/backend.hpp"
 #include "runtime/gpu/artifact.hpp"
 #include "runtime/gpu/buffer_cache.hpp"
 #include "runtime/gpu/context_token.hpp"
@@ -158,6 +159,41 @@ TEST(GpuBufferCache, ReusesByClassWithinTheBudget) {
     cache.clear([&](int h) { freed.push_back(h); });
     EXPECT_EQ(freed, std::vector<int>{1});
     EXPECT_EQ(cache.held_bytes(), 0u);
+}
+
+}  // namespace
+
+namespace {
+
+// The queue mark tack.sync_async waits on (Backend::mark_queue): taken on the dispatching
+// thread, waited on another, covering the launches before it. The CPU has nothing to wait for.
+TEST(GpuQueueMark, OpenClMarkWaitsOnAnotherThread) {
+    tack::Device dev;
+    try {
+        dev = tack::init("opencl");
+    } catch (const tack::RuntimeError& e) {
+        GTEST_SKIP() << e.what();
+    }
+    tack::Kernel k = tack::Module::from_source(R"(import tack
+
+@tack.kernel
+def put(x, v):
+    for i in range(x.shape[0]):
+        x[i] = v
+)",
+                                               "k.py")
+                         .kernel("put");
+    auto x = tack::zeros(tack::i32, {1 << 16});
+    k(x, std::int32_t(41));
+    std::unique_ptr<tack::runtime::QueueMark> mark = dev.backend()->mark_queue();
+    ASSERT_NE(mark, nullptr);
+    std::thread waiter([&] { mark->wait(); });
+    waiter.join();
+    EXPECT_EQ(x.to_host<std::int32_t>()[(1 << 16) - 1], 41);
+    try {
+        EXPECT_EQ(tack::init("cpu").backend()->mark_queue(), nullptr);
+    } catch (const tack::RuntimeError&) {  // a TACK_LLVM=OFF build has no CPU backend
+    }
 }
 
 }  // namespace
