@@ -12,7 +12,9 @@
 #        driver API adopted, reductions) and the shared GPU layer's tests;
 #     2. bench_cuda: saxpy/triad bandwidth as a fraction of a device-to-device copy, launch
 #        overhead against a raw cuLaunchKernel of the same PTX, the first call's source;
-#     3. a second process over the same TACK_CACHE_DIR: the disk cache serves the PTX.
+#     3. a second process over the same TACK_CACHE_DIR: the disk cache serves the PTX;
+#     4. DLPack in and out with CuPy / PyTorch, field_from_ptr, memory spaces
+#        (scripts/gpu_dlpack_check.py over the Python extension built in the same tree).
 # Exit status: 0 when every step passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +25,9 @@ JOBS=${JOBS:-$(nproc)}
 if [ "${1:-}" = "--prepare" ]; then
   rm -rf "$DEPS" && mkdir -p "$DEPS"
   cp -r /usr/src/googletest "$DEPS/googletest" || { echo "no /usr/src/googletest"; exit 1; }
-  echo "googletest sources in $DEPS/googletest"
+  # nanobind (sources + CMake package) for the Python extension, from this checkout's venv.
+  nb=$(.venv/bin/python -m nanobind --cmake_dir 2>/dev/null) && cp -r "$(dirname "$nb")" "$DEPS/nanobind"
+  echo "googletest and nanobind sources in $DEPS"
   exit 0
 fi
 
@@ -71,6 +75,21 @@ printf '%s\n' "$out" | grep -q "NVRTC builds 0, disk-cache loads 1" || { echo "g
 
 step "CUDA suite again, second process (its kernels come from the disk cache)"
 "$BUILD/tests/test_cuda" --gtest_brief=1 --gtest_filter='Cuda.*' || fail=1
+
+step "DLPack with CuPy / PyTorch, memory spaces (Python extension, built here)"
+PY=${PYTHON:-$(command -v python3)}
+NB=()
+[ -d "$DEPS/nanobind/cmake" ] && NB=(-Dnanobind_DIR="$PWD/$DEPS/nanobind/cmake")
+# Not copied into python/tack (TACK_PYTHON_INPLACE=OFF): this tree's extension has no CPU
+# backend, so it runs from a package copy under $BUILD/py instead.
+if cmake -S . -B "$BUILD" -DTACK_PYTHON=ON -DTACK_PYTHON_INPLACE=OFF -DPython_EXECUTABLE="$PY" \
+     "${NB[@]}" >/dev/null && cmake --build "$BUILD" -j "$JOBS" --target _tack >/dev/null; then
+  rm -rf "$BUILD/py" && mkdir -p "$BUILD/py" && cp -r python/tack "$BUILD/py/"
+  cp "$BUILD"/_tack*.so "$BUILD/py/tack/"
+  PYTHONPATH="$PWD/$BUILD/py" "$PY" scripts/gpu_dlpack_check.py || fail=1
+else
+  echo "gpu_check: the Python extension did not build (nanobind / Python headers?)"; fail=1
+fi
 
 rm -rf "$TACK_CACHE_DIR"
 echo

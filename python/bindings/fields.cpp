@@ -362,7 +362,12 @@ void init_fields(nb::module_& m) {
             nb::kw_only(), nb::arg("stream").none() = nb::none(),
             nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
             nb::arg("copy").none() = nb::none())
-        .def("__dlpack_device__", [](const Field&) { return nb::make_tuple(1, 0); })
+        .def("__dlpack_device__",
+             [](const Field& f) {
+                 if (f.array.host_data()) return nb::make_tuple(1, 0);  // kDLCPU
+                 auto [type, id] = f.array.buffer()->backend().dlpack_device();
+                 return nb::make_tuple(type, id);
+             })
         .def("export_memory",
              [](const Field& f) {  // CONTRACT C24: only Metal and CUDA export memory
                  std::string backend(f.array.buffer()->backend().display_name());
@@ -379,6 +384,8 @@ void init_fields(nb::module_& m) {
         note_device_used();
         return make_field(std::move(f));
     });
+    m.def("_memory_space",
+          [](uint64_t address) { return default_device().backend()->memory_space(address); });
     m.def("_field_from_ptr", &field_from_ptr, nb::arg("address"), nb::arg("dtype"),
           nb::arg("shape"), nb::arg("writable"), nb::arg("owner").none());
     m.def("_concat", &concat);

@@ -107,10 +107,15 @@ array_from_ptr = field_from_ptr
 
 
 def memory_space(ptr):
-    """Where `ptr` lives for the active backend (CONTRACT C21): "cpu" on the CPU; on OpenCL too,
-    whose buffers have no device addresses a host can hold (wrapping takes host memory).
-    Anything that is not an address answers "cpu" without asking a driver."""
-    return "cpu"
+    """Where `ptr` lives for the active backend (CONTRACT C21): "cpu" on the CPU and on OpenCL,
+    whose buffers have no device addresses a host can hold (wrapping takes host memory); on
+    CUDA "cuda", "cuda_pinned" or "cuda_managed" as the driver reports the address. Anything
+    that is not an address answers "cpu" without asking a driver."""
+    try:
+        address = _address(ptr)
+    except (TypeError, ValueError):
+        return "cpu"
+    return _tack._memory_space(address)
 
 
 def from_dlpack(source, copy=False):

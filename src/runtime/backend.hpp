@@ -13,6 +13,7 @@
 // the buffer), cache_target (nullopt: variants stay off the disk cache), variant_artifact /
 // load_variant (store and rebuild a variant from bytes).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,6 +54,13 @@ class Buffer {
     /// False for wrapped memory, which Tack never frees.
     bool owned() const { return owned_; }
 
+    /// Hands the storage outside Tack (DLPack export, export_memory): waits for the launches
+    /// queued so far, and every later launch that binds this buffer completes before returning,
+    /// since the other library may read it with no Tack call in between (the seed's share()).
+    void share();
+    /// Wrapped memory, or memory handed out by share().
+    bool shared() const { return !owned_ || shared_.load(std::memory_order_relaxed); }
+
     /// Host <-> storage copies (byte offsets). The defaults copy through host_ptr().
     virtual void write(std::size_t offset, const void* src, std::size_t n);
     virtual void read(std::size_t offset, void* dst, std::size_t n) const;
@@ -72,6 +80,7 @@ class Buffer {
     void* host_;
     std::size_t nbytes_;
     bool owned_;
+    std::atomic<bool> shared_{false};
 };
 
 /// A point in a backend's queue (the seed's async_marker): wait() blocks until every launch,
@@ -140,6 +149,15 @@ class Backend : public std::enable_shared_from_this<Backend> {
     }
     virtual bool supports_workgroups() const { return false; }
     virtual std::vector<std::string> device_memory_spaces() const { return {}; }
+    /// CONTRACT C21: where `address` lives as this backend sees it ("cpu", or one of
+    /// device_memory_spaces()). Never fails: an address no driver knows is "cpu".
+    virtual std::string memory_space(std::uint64_t address) const { return "cpu"; }
+    /// DLPack device types (DLDeviceType codes) whose memory wrap_ptr takes without copying
+    /// (CONTRACT E1): host memory by default (kDLCPU, kDLCUDAHost, kDLROCMHost).
+    virtual std::vector<int> dlpack_imports() const { return {1, 3, 11}; }
+    /// The DLPack device type of this backend's arrays on export (kDLCPU by default; a
+    /// device-memory backend exports device pointers) and its device ordinal.
+    virtual std::pair<int, int> dlpack_device() const { return {1, 0}; }
     /// Whether calls whose written arrays overlap no other array get a `noalias` variant.
     virtual bool specializes_disjoint() const { return false; }
 

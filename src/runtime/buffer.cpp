@@ -10,6 +10,11 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 }  // namespace
 
+void Buffer::share() {
+    shared_.store(true, std::memory_order_relaxed);
+    backend().synchronize();  // DECISIONS G9: memory leaves Tack here
+}
+
 void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
     if (n) std::memcpy(static_cast<char*>(host_) + offset, src, n);
 }

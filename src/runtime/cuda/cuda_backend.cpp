@@ -253,8 +253,20 @@ bool CudaBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t el
     } else {
         return false;  // 8-byte patterns are written through the buffer
     }
-    if (!buffer.owned()) synchronize();  // shared memory: another library may read it now
+    if (buffer.shared()) synchronize();  // another library may read it now
     return true;
+}
+
+std::string CudaBackend::memory_space(std::uint64_t address) const {
+    ContextScope scope(api_, context(), /*quiet=*/true);
+    unsigned type = 0;
+    if (api_.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address) !=
+        CUDA_SUCCESS)
+        return "cpu";  // pageable host memory, or no allocation the driver knows
+    int managed = 0;
+    api_.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, address);
+    if (managed) return "cuda_managed";
+    return type == CU_MEMORYTYPE_HOST ? "cuda_pinned" : "cuda";
 }
 
 std::optional<std::string> CudaBackend::cache_target() const {

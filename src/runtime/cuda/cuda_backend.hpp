@@ -70,6 +70,11 @@ class CudaBackend final : public Backend {
     std::vector<std::string> device_memory_spaces() const override {
         return {"cuda", "cuda_pinned", "cuda_managed"};
     }
+    /// cuPointerGetAttribute: "cuda", "cuda_pinned", "cuda_managed", else "cpu".
+    std::string memory_space(std::uint64_t address) const override;
+    /// CONTRACT E1: device (and pinned and managed) memory in, kDLCUDA out.
+    std::vector<int> dlpack_imports() const override { return {2, 3, 13}; }
+    std::pair<int, int> dlpack_device() const override { return {2, int(device_)}; }
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
                                        ReduceKind op) override;
 

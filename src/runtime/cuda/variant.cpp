@@ -99,7 +99,7 @@ void CudaBackend::launch(const Variant& variant, const LaunchArgs& args) {
     for (std::size_t i = 0; i < abi.params.size(); ++i) {
         if (!abi.params[i].is_array) continue;
         values[std::size_t(abi.params[i].arg_index)] = args.buffers[i]->address();
-        shared = shared || !args.buffers[i]->owned();
+        shared = shared || args.buffers[i]->shared();
     }
     std::int64_t n = args.total;
     ContextScope scope(api_, context());

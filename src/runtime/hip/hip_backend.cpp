@@ -244,7 +244,7 @@ bool HipBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t ele
                    : elem_size == 2 ? api_.hipMemsetD16Async(p, std::uint16_t(v), count, stream_)
                                     : api_.hipMemsetD32Async(p, int(v), count, stream_);
     check(api_, r, "hipMemsetAsync");
-    if (!buffer.owned()) synchronize();  // shared memory: its owner may read it now
+    if (buffer.shared()) synchronize();  // its owner may read it now
     return true;
 }
 

@@ -58,6 +58,9 @@ class HipBackend final : public Backend {
     std::vector<std::string> device_memory_spaces() const override {
         return {"hip", "hip_pinned", "hip_managed"};
     }
+    /// CONTRACT E1: device (and pinned) memory in, kDLROCM out.
+    std::vector<int> dlpack_imports() const override { return {10, 11}; }
+    std::pair<int, int> dlpack_device() const override { return {10, int(device_)}; }
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
                                        ReduceKind op) override;
 

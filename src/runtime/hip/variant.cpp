@@ -98,7 +98,7 @@ void HipBackend::launch(const Variant& variant, const LaunchArgs& args) {
         if (!abi.params[i].is_array) continue;
         values[std::size_t(abi.params[i].arg_index)] =
             reinterpret_cast<void*>(args.buffers[i]->address());
-        shared = shared || !args.buffers[i]->owned();
+        shared = shared || args.buffers[i]->shared();
     }
     std::int64_t n = args.total;
     DeviceScope scope(api_, device_);
