@@ -6,6 +6,7 @@
 // synchronizes (DECISIONS G9).
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 #include "runtime/level_zero/device.hpp"
+#include "runtime/level_zero/module.hpp"
 #include "runtime/level_zero/ocloc.hpp"
 #include "runtime/level_zero/queue.hpp"
 
@@ -23,6 +25,10 @@ const BackendEntry& backend_entry();
 
 class L0Variant;
 
+/// OpenCL C source and entry -> a loaded module (ocloc + zeModuleCreate; tests substitute one).
+using ReductionCompiler =
+    std::function<LoadedModule(const std::string& source, const std::string& entry)>;
+
 class LevelZeroBackend final : public Backend {
   public:
     LevelZeroBackend(const ZeApi& api, DeviceHandles handles, DeviceInfo info);
@@ -31,6 +37,13 @@ class LevelZeroBackend final : public Backend {
     DTypeSet supported_dtypes() const override { return level_zero::supported_dtypes(info_); }
     DTypeSet target_atomic_dtypes() const override { return {DType::i32, DType::u32, DType::f32}; }
     bool supports_device_reductions() const override { return true; }
+    // reduce.cpp
+    std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
+                                       ReduceKind op) override;
+    /// The f32 reduction with modules from `compile` (built once per operation). nullopt when
+    /// the device's groups are below 256 lanes (the caller reduces on the host).
+    std::optional<double> reduce_f32(const Buffer& buffer, std::int64_t count, ReduceKind op,
+                                     const ReductionCompiler& compile);
     bool supports_workgroups() const override { return true; }
     std::vector<std::string> device_memory_spaces() const override { return {"level_zero"}; }
 
@@ -68,6 +81,7 @@ class LevelZeroBackend final : public Backend {
 
   private:
     bool binds_shared(const L0Variant& v, const std::uint64_t* slots);
+    ReductionCompiler ocloc_compiler();
 
     const ZeApi& api_;
     DeviceHandles handles_;
@@ -79,6 +93,8 @@ class LevelZeroBackend final : public Backend {
     std::atomic<std::size_t> native_refused_ = 0;
     std::mutex shared_mutex_;
     std::unordered_set<std::uint64_t> shared_;
+    std::mutex reduce_mutex_;
+    LoadedModule reducers_[3];  // kept, like variants' modules (no Level Zero cleanup)
 };
 
 }  // namespace tack::runtime::level_zero

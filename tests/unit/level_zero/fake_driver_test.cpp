@@ -329,5 +329,39 @@ def k(x):
     }
 }
 
+// Level Zero used to declare device reductions and reduce on the host; the shared plan now runs
+// the reduction kernel (here the fake's zeModuleCreate builds the OpenCL C on PoCL).
+TEST_F(LevelZeroFake, F32ReductionsRunOnTheDevice) {
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    auto b = make_backend();
+    const std::size_t n = 100000;
+    std::vector<float> v(n);
+    double want = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        v[i] = float(int(i % 2000) - 999);
+        want += v[i];
+    }
+    auto buf = b->allocate_array(n * 4);
+    buf->write(0, v.data(), n * 4);
+    const l0::ZeApi& api = fake_api();
+    int compiled = 0;
+    auto compile = [&](const std::string& source, const std::string& entry) {
+        ++compiled;
+        std::vector<uint8_t> bytes(source.begin(), source.end());
+        return l0::create_from_spirv(api, b->handles().context, b->handles().device, bytes, "",
+                                     entry, source);
+    };
+    using K = runtime::ReduceKind;
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Sum, compile), want);
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Max, compile), 1000.0);
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Min, compile), -999.0);
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Sum, compile), want);
+    EXPECT_EQ(compiled, 3) << "one module per operation, built once";
+    EXPECT_EQ(b->reduce_f32(*buf, 0, K::Sum, compile), 0.0);
+    EXPECT_THROW(b->reduce_f32(*buf, 0, K::Min, compile), tack::ValueError);
+    EXPECT_EQ(b->reduce_array(*buf, DType::i32, 4, K::Sum), std::nullopt) << "f32 only (E4)";
+}
+
 }  // namespace
 }  // namespace tack::level_zero_test
