@@ -179,6 +179,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
         return false;
     }
 
+    /// Queues a copy of `nbytes` from `src` to `dst` (both this backend's arrays) in order with
+    /// the launches; false = not handled here (the caller copies through the host).
+    virtual bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) { return false; }
+
     // --- host work ----------------------------------------------------------------------
     /// Threads that host-side work on this backend's arrays (Array reductions) may split over.
     virtual int host_threads() const { return 1; }

@@ -269,6 +269,15 @@ std::string CudaBackend::memory_space(std::uint64_t address) const {
     return type == CU_MEMORYTYPE_HOST ? "cuda_pinned" : "cuda";
 }
 
+bool CudaBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) {
+    if (nbytes == 0 || &src.backend() != this) return false;
+    ContextScope scope(api_, context());
+    check(api_, api_.cuMemcpyDtoDAsync_v2(dst.address(), src.address(), nbytes, stream_),
+          "cuMemcpyDtoDAsync");
+    if (dst.shared() || src.shared()) synchronize();
+    return true;
+}
+
 std::optional<std::string> CudaBackend::cache_target() const {
     std::string options;
     for (const char* o : nvrtc_options())

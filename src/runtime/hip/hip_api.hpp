@@ -33,32 +33,33 @@ inline constexpr int hipMemPoolAttrReleaseThreshold = 4;
 inline constexpr unsigned hipEventBlockingSync = 1;
 inline constexpr unsigned hipEventDisableTiming = 2;
 
-#define TACK_HIP_FUNCTIONS(X)                                                                    \
-    X(hipInit, hipError_t, (unsigned))                                                           \
-    X(hipGetErrorName, const char*, (hipError_t))                                                \
-    X(hipRuntimeGetVersion, hipError_t, (int*))                                                  \
-    X(hipGetDevice, hipError_t, (hipDevice_t*))                                                  \
-    X(hipSetDevice, hipError_t, (hipDevice_t))                                                   \
-    X(hipDeviceGetName, hipError_t, (char*, int, hipDevice_t))                                   \
-    X(hipDeviceGetAttribute, hipError_t, (int*, int, hipDevice_t))                               \
-    X(hipMemGetInfo, hipError_t, (std::size_t*, std::size_t*))                                   \
-    X(hipStreamCreate, hipError_t, (hipStream_t*))                                               \
-    X(hipEventCreateWithFlags, hipError_t, (hipEvent_t*, unsigned))                              \
-    X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t))                                     \
-    X(hipEventSynchronize, hipError_t, (hipEvent_t))                                             \
-    X(hipEventDestroy, hipError_t, (hipEvent_t))                                                 \
-    X(hipMalloc, hipError_t, (void**, std::size_t))                                              \
-    X(hipFree, hipError_t, (void*))                                                              \
-    X(hipMemcpyHtoDAsync, hipError_t, (hipDeviceptr_t, void*, std::size_t, hipStream_t))         \
-    X(hipMemcpyDtoHAsync, hipError_t, (void*, hipDeviceptr_t, std::size_t, hipStream_t))         \
-    X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t, unsigned char, std::size_t, hipStream_t))   \
-    X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t, unsigned short, std::size_t, hipStream_t)) \
-    X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t, int, std::size_t, hipStream_t))            \
-    X(hipModuleLoadData, hipError_t, (hipModule_t*, const void*))                                \
-    X(hipModuleGetFunction, hipError_t, (hipFunction_t*, hipModule_t, const char*))              \
-    X(hipModuleUnload, hipError_t, (hipModule_t))                                                \
-    X(hipModuleLaunchKernel, hipError_t,                                                         \
-      (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,      \
+#define TACK_HIP_FUNCTIONS(X)                                                                     \
+    X(hipInit, hipError_t, (unsigned))                                                            \
+    X(hipGetErrorName, const char*, (hipError_t))                                                 \
+    X(hipRuntimeGetVersion, hipError_t, (int*))                                                   \
+    X(hipGetDevice, hipError_t, (hipDevice_t*))                                                   \
+    X(hipSetDevice, hipError_t, (hipDevice_t))                                                    \
+    X(hipDeviceGetName, hipError_t, (char*, int, hipDevice_t))                                    \
+    X(hipDeviceGetAttribute, hipError_t, (int*, int, hipDevice_t))                                \
+    X(hipMemGetInfo, hipError_t, (std::size_t*, std::size_t*))                                    \
+    X(hipStreamCreate, hipError_t, (hipStream_t*))                                                \
+    X(hipEventCreateWithFlags, hipError_t, (hipEvent_t*, unsigned))                               \
+    X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t))                                      \
+    X(hipEventSynchronize, hipError_t, (hipEvent_t))                                              \
+    X(hipEventDestroy, hipError_t, (hipEvent_t))                                                  \
+    X(hipMalloc, hipError_t, (void**, std::size_t))                                               \
+    X(hipFree, hipError_t, (void*))                                                               \
+    X(hipMemcpyHtoDAsync, hipError_t, (hipDeviceptr_t, void*, std::size_t, hipStream_t))          \
+    X(hipMemcpyDtoHAsync, hipError_t, (void*, hipDeviceptr_t, std::size_t, hipStream_t))          \
+    X(hipMemcpyDtoDAsync, hipError_t, (hipDeviceptr_t, hipDeviceptr_t, std::size_t, hipStream_t)) \
+    X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t, unsigned char, std::size_t, hipStream_t))    \
+    X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t, unsigned short, std::size_t, hipStream_t))  \
+    X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t, int, std::size_t, hipStream_t))             \
+    X(hipModuleLoadData, hipError_t, (hipModule_t*, const void*))                                 \
+    X(hipModuleGetFunction, hipError_t, (hipFunction_t*, hipModule_t, const char*))               \
+    X(hipModuleUnload, hipError_t, (hipModule_t))                                                 \
+    X(hipModuleLaunchKernel, hipError_t,                                                          \
+      (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,       \
        hipStream_t, void**, void**))
 
 // TACK_HIP_ALLOCATOR=pool (ROCm 5.1+).

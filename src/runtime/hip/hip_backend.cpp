@@ -248,6 +248,17 @@ bool HipBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t ele
     return true;
 }
 
+bool HipBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) {
+    if (nbytes == 0 || &src.backend() != this) return false;
+    DeviceScope scope(api_, device_);
+    check(api_,
+          api_.hipMemcpyDtoDAsync(reinterpret_cast<void*>(dst.address()),
+                                  reinterpret_cast<void*>(src.address()), nbytes, stream_),
+          "hipMemcpyDtoDAsync");
+    if (dst.shared() || src.shared()) synchronize();
+    return true;
+}
+
 std::optional<std::string> HipBackend::cache_target() const {
     std::string options;
     for (const auto& o : hiprtc_options())

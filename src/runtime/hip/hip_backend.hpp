@@ -68,6 +68,7 @@ class HipBackend final : public Backend {
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
     bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
                     std::size_t count) override;
+    bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
 
     // variant.cpp
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,

@@ -73,6 +73,9 @@ inline constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
     X(clEnqueueMarkerWithWaitList, cl_int,                                                         \
       (cl_command_queue, cl_uint, const cl_event*, cl_event*))                                     \
     X(clWaitForEvents, cl_int, (cl_uint, const cl_event*))                                         \
+    X(clEnqueueCopyBuffer, cl_int,                                                                 \
+      (cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t, cl_uint, const cl_event*,         \
+       cl_event*))                                                                                 \
     X(clGetEventInfo, cl_int, (cl_event, cl_uint, size_t, void*, size_t*))                         \
     X(clReleaseEvent, cl_int, (cl_event))                                                          \
     X(clReleaseMemObject, cl_int, (cl_mem))                                                        \

@@ -84,4 +84,15 @@ bool OpenClBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t 
     return true;
 }
 
+bool OpenClBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) {
+    // Wrapped memory is the storage itself: copied through the host.
+    if (nbytes == 0 || dst.host_ptr() || src.host_ptr() || &src.backend() != this) return false;
+    std::lock_guard guard(queue_.lock());
+    check(api_.clEnqueueCopyBuffer(queue_.queue(), static_cast<const ClBuffer&>(src).mem(),
+                                   static_cast<ClBuffer&>(dst).mem(), 0, 0, nbytes, 0, nullptr,
+                                   nullptr),
+          "clEnqueueCopyBuffer");
+    return true;
+}
+
 }  // namespace tack::runtime::opencl

@@ -197,3 +197,37 @@ def put(x, v):
 }
 
 }  // namespace
+
+namespace {
+
+// Queued copies (Backend::copy_array): a copy sits in program order between launches, with no
+// host round trip and no wait.
+TEST(GpuQueuedCopy, CopySeesTheLaunchBeforeAndNotTheOneAfter) {
+    try {
+        tack::init("opencl");
+    } catch (const tack::RuntimeError& e) {
+        GTEST_SKIP() << e.what();
+    }
+    tack::Kernel k = tack::Module::from_source(R"(import tack
+
+@tack.kernel
+def put(x, v):
+    for i in range(x.shape[0]):
+        x[i] = v
+)",
+                                               "k.py")
+                         .kernel("put");
+    auto x = tack::zeros(tack::i32, {4096});
+    k(x, std::int32_t(5));
+    tack::Array snapshot = x.copy();
+    k(x, std::int32_t(9));
+    EXPECT_EQ(snapshot.to_host<std::int32_t>(), std::vector<std::int32_t>(4096, 5));
+    EXPECT_EQ(x.to_host<std::int32_t>()[0], 9);
+    EXPECT_EQ(snapshot.device(), x.device());
+    try {
+        tack::init("cpu");
+    } catch (const tack::RuntimeError&) {  // a TACK_LLVM=OFF build has no CPU backend
+    }
+}
+
+}  // namespace
