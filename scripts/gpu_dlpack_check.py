@@ -69,8 +69,24 @@ def with_torch():
     check("tack field's __dlpack_device__ is kDLCUDA", g.__dlpack_device__()[0] == 2)
 
 
+def export_memory():
+    import os
+
+    g = tack.zeros(tack.f32, 1000)
+    fill(g, 4.0)
+    e = g.export_memory()
+    check(
+        f"export_memory: posix_fd {e.handle}, {e.size} of {e.allocation_size} bytes",
+        e.handle_type == "posix_fd" and e.size == 4000 and e.allocation_size >= 4000,
+    )
+    check("export_memory: the fd is open", os.fstat(e.handle).st_size >= 0)
+    check("export_memory: a device uuid", len(e.device_uuid) == 32)
+
+
 def main():
     tack.init("cuda")
+    print("export_memory:")
+    export_memory()
     for name, run in (("CuPy", with_cupy), ("PyTorch", with_torch)):
         print(f"{name}:")
         try:

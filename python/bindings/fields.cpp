@@ -369,10 +369,13 @@ void init_fields(nb::module_& m) {
                  return nb::make_tuple(type, id);
              })
         .def("export_memory",
-             [](const Field& f) {  // CONTRACT C24: only Metal and CUDA export memory
-                 std::string backend(f.array.buffer()->backend().display_name());
-                 raise_python(PyExc_RuntimeError,
-                              "Backend " + backend + "Backend does not support memory export");
+             [](const Field& f) {  // CONTRACT C24: Metal and CUDA export memory
+                 runtime::Backend& b = f.array.buffer()->backend();
+                 std::optional<runtime::ExportedMemory> e = b.export_memory(*f.array.buffer());
+                 if (!e)
+                     raise_python(PyExc_RuntimeError, "Backend " + std::string(b.display_name()) +
+                                                          "Backend does not support memory export");
+                 return *e;
              })
         .def("__repr__", &field_repr);
 
@@ -384,6 +387,13 @@ void init_fields(nb::module_& m) {
         note_device_used();
         return make_field(std::move(f));
     });
+    nb::class_<runtime::ExportedMemory>(m, "ExportedMemory")
+        .def_ro("backend", &runtime::ExportedMemory::backend)
+        .def_ro("size", &runtime::ExportedMemory::size)
+        .def_ro("allocation_size", &runtime::ExportedMemory::allocation_size)
+        .def_ro("handle", &runtime::ExportedMemory::handle)
+        .def_ro("handle_type", &runtime::ExportedMemory::handle_type)
+        .def_ro("device_uuid", &runtime::ExportedMemory::device_uuid);
     m.def("_memory_space",
           [](uint64_t address) { return default_device().backend()->memory_space(address); });
     m.def("_field_from_ptr", &field_from_ptr, nb::arg("address"), nb::arg("dtype"),

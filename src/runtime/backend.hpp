@@ -117,6 +117,18 @@ struct LaunchArgs {
     std::int64_t total = 0;  // flattened iterations; <= 0 launches nothing
 };
 
+/// CONTRACT C24: device memory handed to another API or process as an OS handle. `keep` owns
+/// the exported allocation (and closes the handle) when the last reference goes.
+struct ExportedMemory {
+    std::string backend;              // "cuda"
+    std::size_t size = 0;             // the array's bytes
+    std::size_t allocation_size = 0;  // rounded up to the allocation granularity
+    std::int64_t handle = -1;         // a POSIX file descriptor on Linux
+    std::string handle_type;          // "posix_fd"
+    std::string device_uuid;          // 32 hex digits
+    std::shared_ptr<void> keep;
+};
+
 using BackendFactory = std::shared_ptr<Backend> (*)(const DeviceOptions& options);
 
 /// What the registry knows about a backend before constructing one.
@@ -179,6 +191,11 @@ class Backend : public std::enable_shared_from_this<Backend> {
         return false;
     }
 
+    /// CONTRACT C24: exports `buffer` (a snapshot taken now, after the queued launches), or
+    /// nullopt when this backend cannot export memory.
+    virtual std::optional<ExportedMemory> export_memory(const Buffer& buffer) {
+        return std::nullopt;
+    }
     /// Queues a copy of `nbytes` from `src` to `dst` (both this backend's arrays) in order with
     /// the launches; false = not handled here (the caller copies through the host).
     virtual bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) { return false; }

@@ -78,12 +78,46 @@ inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
        void**, void**))
 
-// Stream-ordered allocation (CUDA 11.2); a device without memory pools uses cuMemAlloc.
-#define TACK_CU_OPTIONAL_FUNCTIONS(X)                                   \
-    X(cuMemAllocAsync, CUresult, (CUdeviceptr*, std::size_t, CUstream)) \
-    X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                \
-    X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool*, CUdevice))   \
-    X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool, int, void*))
+/// The virtual memory management API's allocation properties (cuda.h CUmemAllocationProp).
+struct CuMemAllocationProp {
+    int type = 1;                    // CU_MEM_ALLOCATION_TYPE_PINNED
+    int requested_handle_types = 1;  // CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+    int location_type = 1;           // CU_MEM_LOCATION_TYPE_DEVICE
+    int location_id = 0;             // the device ordinal
+    void* win32_metadata = nullptr;
+    unsigned char compression = 0, rdma = 0;
+    unsigned short usage = 0;
+    unsigned char reserved[4] = {};
+};
+struct CuMemAccessDesc {
+    int location_type = 1;  // CU_MEM_LOCATION_TYPE_DEVICE
+    int location_id = 0;
+    int flags = 3;  // CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+};
+static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12);
+
+// Stream-ordered allocation (CUDA 11.2); a device without memory pools uses cuMemAlloc. The
+// virtual memory management API (export_memory, CUDA 10.2).
+#define TACK_CU_OPTIONAL_FUNCTIONS(X)                                                            \
+    X(cuMemAllocAsync, CUresult, (CUdeviceptr*, std::size_t, CUstream))                          \
+    X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                                         \
+    X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool*, CUdevice))                            \
+    X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool, int, void*))                               \
+    X(cuMemGetAllocationGranularity, CUresult, (std::size_t*, const CuMemAllocationProp*, int))  \
+    X(cuMemCreate, CUresult,                                                                     \
+      (CUmemGenericAllocationHandle*, std::size_t, const CuMemAllocationProp*,                   \
+       unsigned long long))                                                                      \
+    X(cuMemAddressReserve, CUresult,                                                             \
+      (CUdeviceptr*, std::size_t, std::size_t, CUdeviceptr, unsigned long long))                 \
+    X(cuMemMap, CUresult,                                                                        \
+      (CUdeviceptr, std::size_t, std::size_t, CUmemGenericAllocationHandle, unsigned long long)) \
+    X(cuMemSetAccess, CUresult, (CUdeviceptr, std::size_t, const CuMemAccessDesc*, std::size_t)) \
+    X(cuMemExportToShareableHandle, CUresult,                                                    \
+      (void*, CUmemGenericAllocationHandle, int, unsigned long long))                            \
+    X(cuMemUnmap, CUresult, (CUdeviceptr, std::size_t))                                          \
+    X(cuMemAddressFree, CUresult, (CUdeviceptr, std::size_t))                                    \
+    X(cuMemRelease, CUresult, (CUmemGenericAllocationHandle))                                    \
+    X(cuDeviceGetUuid_v2, CUresult, (unsigned char*, CUdevice))
 
 struct CuApi {
     TACK_GPU_POINTERS(TACK_CU_FUNCTIONS)

@@ -84,6 +84,9 @@ class CudaBackend final : public Backend {
     bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
                     std::size_t count) override;
     bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
+    /// cuMemCreate / cuMemMap memory exported as a POSIX fd, holding a snapshot of `buffer`
+    /// (export.cpp). RuntimeError when the driver lacks the VMM API.
+    std::optional<ExportedMemory> export_memory(const Buffer& buffer) override;
 
     // variant.cpp
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
