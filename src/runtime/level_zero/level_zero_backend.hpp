@@ -55,7 +55,10 @@ class LevelZeroBackend final : public Backend {
     // variant.cpp
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
                                                  const VariantOptions& options) override;
+    /// Launches bind buffers (dispatch); a bare slot launch is an internal error.
     void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
+    /// The launch; one that binds shared memory (wrapped, exported) completes before returning.
+    void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override { queue_.synchronize(); }
     // The seed's _ListMarker (a barrier signalling a pooled event) is not ported yet: a
     // synchronizing mark is correct, and may also wait for launches queued after it.
@@ -75,12 +78,9 @@ class LevelZeroBackend final : public Backend {
     Queue& queue() { return queue_; }
     /// Native binaries the driver refused from the disk cache (loaded from SPIR-V instead).
     std::size_t native_refused() const { return native_refused_; }
-    /// Wrapped memory is shared with another library: launches that bind it complete before
-    /// returning (the seed's share()).
-    void forget_shared(std::uint64_t address);
 
   private:
-    bool binds_shared(const L0Variant& v, const std::uint64_t* slots);
+    void launch(const L0Variant& v, const LaunchArgs& args);
     ReductionCompiler ocloc_compiler();
 
     const ZeApi& api_;
@@ -91,8 +91,6 @@ class LevelZeroBackend final : public Backend {
     gpu::Geometry geometry_;
     std::string options_;  // ocloc options and zeModuleCreate build flags
     std::atomic<std::size_t> native_refused_ = 0;
-    std::mutex shared_mutex_;
-    std::unordered_set<std::uint64_t> shared_;
     std::mutex reduce_mutex_;
     LoadedModule reducers_[3];  // kept, like variants' modules (no Level Zero cleanup)
 };

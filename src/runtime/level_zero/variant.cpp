@@ -92,19 +92,18 @@ std::shared_ptr<const Variant> LevelZeroBackend::load_variant(std::span<const st
                                        std::move(*artifact));
 }
 
-bool LevelZeroBackend::binds_shared(const L0Variant& v, const std::uint64_t* slots) {
-    std::lock_guard guard(shared_mutex_);
-    if (shared_.empty()) return false;
-    for (std::size_t i = 0; i < v.abi_.params.size(); ++i)
-        if (v.abi_.params[i].is_array && shared_.count(slots[i])) return true;
-    return false;
+void LevelZeroBackend::execute(const Variant&, const std::uint64_t*, std::int64_t) {
+    throw diag::InternalError("Level Zero launches bind buffers: call dispatch()");
 }
 
-void LevelZeroBackend::execute(const Variant& variant, const std::uint64_t* slots,
-                               std::int64_t total) {
-    const auto& v = static_cast<const L0Variant&>(variant);
-    // An empty range returns first: a negative count would wrap as an unsigned group count.
-    if (total <= 0) return;
+void LevelZeroBackend::dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
+    if (args.total > 0) launch(static_cast<const L0Variant&>(variant), args);
+    if (result) evaluate_result(variant, args.slots, result);
+}
+
+void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {
+    const std::int64_t total = args.total;
+    const std::uint64_t* slots = args.slots;
     const auto& abi = v.abi_;
     // ze_group_count_t is 32-bit and truncates rather than rejects; D12's complete groups were
     // missing here before the shared layer.
@@ -130,7 +129,10 @@ void LevelZeroBackend::execute(const Variant& variant, const std::uint64_t* slot
         const uint64_t groups = geometry_.groups(total);
         queue_.launch(k, static_cast<uint32_t>(groups));
     }
-    if (binds_shared(v, slots)) queue_.synchronize();
+    // Memory another library owns may be read by it with no Tack call in between.
+    for (std::size_t i = 0; i < abi.params.size(); ++i) {
+        if (abi.params[i].is_array && args.buffers[i]->shared()) return queue_.synchronize();
+    }
 }
 
 }  // namespace tack::runtime::level_zero

@@ -192,7 +192,8 @@ void run(Saxpy& s, float a, int64_t n) {
     uint32_t bits;
     std::memcpy(&bits, &a, 4);
     uint64_t slots[] = {s.x->address(), s.y->address(), bits};
-    s.b->execute(*s.v, slots, n);
+    const runtime::Buffer* buffers[] = {s.x.get(), s.y.get(), nullptr};
+    s.b->dispatch(*s.v, {slots, buffers, n}, nullptr);
 }
 
 TEST_F(LevelZeroFake, LaunchRunsTheKernelInOrder) {
@@ -320,8 +321,9 @@ def k(x):
     ASSERT_NE(v, nullptr);
     auto x = b->allocate_array(1024 * 4);
     uint64_t slots[] = {x->address()};
+    const runtime::Buffer* buffers[] = {x.get()};
     try {
-        b->execute(*v, slots, 1000);
+        b->dispatch(*v, {slots, buffers, 1000}, nullptr);
         ADD_FAILURE() << "a partial workgroup was launched";
     } catch (const tack::ValueError& e) {
         EXPECT_NE(std::string(e.what()).find("complete 256-lane groups"), std::string::npos)
