@@ -217,7 +217,7 @@ def test_field_of_an_earlier_device_is_refused_naming_the_parameter():
             plus_one(old, dst)
         errors = []
 
-        def launch():
+        def launch(old=old, errors=errors):
             try:
                 plus_one(old, tack.zeros(tack.f32, 64))
             except RuntimeError as e:
