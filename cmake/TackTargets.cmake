@@ -38,29 +38,40 @@ if(TACK_FRONT_ONLY)
   return()
 endif()
 
-find_package(LLVM 19.1 REQUIRED CONFIG)
-message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} at ${LLVM_DIR}")
-
-tack_glob(TACK_LLVM_SOURCES codegen/llvm)
-add_library(tack_llvm STATIC ${TACK_LLVM_SOURCES})
-target_include_directories(tack_llvm SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
-target_compile_definitions(tack_llvm PRIVATE ${LLVM_DEFINITIONS})
-target_link_libraries(tack_llvm PUBLIC tack_front PRIVATE LLVM)
+if(TACK_LLVM)
+  find_package(LLVM 19.1 REQUIRED CONFIG)
+  message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} at ${LLVM_DIR}")
+  tack_glob(TACK_LLVM_SOURCES codegen/llvm)
+  add_library(tack_llvm STATIC ${TACK_LLVM_SOURCES})
+  target_include_directories(tack_llvm SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+  target_compile_definitions(tack_llvm PRIVATE ${LLVM_DEFINITIONS})
+  target_link_libraries(tack_llvm PUBLIC tack_front PRIVATE LLVM)
+  set(TACK_CPU_DIR runtime/cpu)
+else()
+  # No LLVM: runtime/cpu_off stands in for the CPU backend (it explains why it is missing), and
+  # an empty tack_llvm keeps every consumer's link line unchanged.
+  message(STATUS "TACK_LLVM=OFF: building without the LLVM CPU backend")
+  add_library(tack_llvm INTERFACE)
+  set(TACK_CPU_DIR runtime/cpu_off)
+endif()
 
 tack_glob(TACK_CFAMILY_SOURCES codegen/cfamily)
 add_library(tack_cfamily STATIC ${TACK_CFAMILY_SOURCES})
 target_link_libraries(tack_cfamily PUBLIC tack_front)
 
 find_package(Threads REQUIRED)
-tack_glob(TACK_RUNTIME_SOURCES runtime runtime/cpu runtime/opencl runtime/level_zero
+tack_glob(TACK_RUNTIME_SOURCES driver runtime runtime/gpu ${TACK_CPU_DIR} runtime/opencl runtime/level_zero
   runtime/cuda runtime/hip runtime/null cache api)
 add_library(tack STATIC ${TACK_RUNTIME_SOURCES})
 target_link_libraries(tack PUBLIC tack_front PRIVATE tack_llvm tack_cfamily Threads::Threads ${CMAKE_DL_LIBS})
 
 add_subdirectory(tools/tackc)
-if(EXISTS ${PROJECT_SOURCE_DIR}/benchmarks/CMakeLists.txt)
+if(TACK_LLVM AND EXISTS ${PROJECT_SOURCE_DIR}/benchmarks/CMakeLists.txt)
   add_subdirectory(benchmarks)
 endif()
+# bench_cuda needs no LLVM: scripts/gpu_check.sh builds it in a TACK_LLVM=OFF tree.
+add_executable(bench_cuda ${PROJECT_SOURCE_DIR}/benchmarks/bench_cuda.cpp)
+target_link_libraries(bench_cuda PRIVATE tack tack_llvm tack_cfamily)
 if(TACK_BUILD_TESTS)
   enable_testing()
   add_subdirectory(tests)

@@ -123,5 +123,7 @@ void init_environment(nb::module_& m);
 // --- kernels.cpp --------------------------------------------------------------------------------
 
 void init_kernels(nb::module_& m);
+/// aio.cpp: queue marks for tack.sync_async and Field.numpy_async.
+void init_aio(nb::module_& m);
 
 }  // namespace tack::python

@@ -2,7 +2,9 @@
 // (tack.from_dlpack), CONTRACT C22-C23. Both directions share memory on the CPU; an exported
 // tensor pins the field's storage until the consumer's deleter runs, and an imported field
 // holds the producer's tensor until the field and all its views are gone.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
@@ -115,6 +117,11 @@ DLTensor describe(ExportContext& ctx) {
     DLTensor t{};
     t.data = ctx.array.host_data();
     t.device = {kDLCPU, 0};
+    if (!t.data) {  // device memory: the backend's device pointer (kDLCUDA, kDLROCM)
+        auto [type, id] = ctx.array.buffer()->backend().dlpack_device();
+        t.data = reinterpret_cast<void*>(static_cast<uintptr_t>(ctx.array.address()));
+        t.device = {type, id};
+    }
     t.ndim = static_cast<int32_t>(ctx.shape.size());
     t.dtype = dl_dtype(ctx.array.dtype());
     t.shape = ctx.shape.data();
@@ -130,11 +137,12 @@ nb::object dlpack_export(const Field& f, nb::handle max_version, nb::handle copy
         raise_python(PyExc_BufferError,
                      "tack fields export their memory without copying; "
                      "copy=True is not supported (call .copy() first)");
-    if (!f.array.host_data())
+    if (!f.array.host_data() && f.array.buffer()->backend().dlpack_device().first == kDLCPU)
         raise_python(PyExc_BufferError,
                      "this field's memory is not host-visible and cannot be "
                      "exported through DLPack on this backend");
-    f.array.buffer()->backend().synchronize();  // DECISIONS G9: memory leaves Tack here
+    // DECISIONS G9: memory leaves Tack here; later launches binding it complete at once.
+    f.array.buffer()->share();
     auto* ctx = new ExportContext{f.array, f.owner, f.shape, {}, {}, {}};
     ctx->strides.resize(ctx->shape.size());
     int64_t stride = 1;
@@ -200,7 +208,13 @@ const char* device_name(int32_t type) {
 
 void check_device(const DLDevice& device) {
     int32_t type = device.device_type;
-    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost) return;
+    std::vector<int> accepted = default_device().backend()->dlpack_imports();
+    if (std::find(accepted.begin(), accepted.end(), type) != accepted.end()) return;
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost)
+        raise_python(PyExc_RuntimeError,
+                     "The " + default_device().display_name() +
+                         " backend wraps device memory only; this DLPack tensor is in host "
+                         "memory: use tack.from_dlpack(x, copy=True) or the CPU backend");
     if (type == kDLMetal)
         raise_python(PyExc_ValueError,
                      "Metal DLPack tensors (kDLMetal) cannot be imported: Metal buffers are not "

@@ -451,12 +451,20 @@ void init_fields(nb::module_& m) {
             nb::kw_only(), nb::arg("stream").none() = nb::none(),
             nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
             nb::arg("copy").none() = nb::none())
-        .def("__dlpack_device__", [](const Field&) { return nb::make_tuple(1, 0); })
+        .def("__dlpack_device__",
+             [](const Field& f) {
+                 if (f.array.host_data()) return nb::make_tuple(1, 0);  // kDLCPU
+                 auto [type, id] = f.array.buffer()->backend().dlpack_device();
+                 return nb::make_tuple(type, id);
+             })
         .def("export_memory",
-             [](const Field& f) {  // CONTRACT C24: only Metal and CUDA export memory
-                 std::string backend(f.array.buffer()->backend().display_name());
-                 raise_python(PyExc_RuntimeError,
-                              "Backend " + backend + "Backend does not support memory export");
+             [](const Field& f) {  // CONTRACT C24: Metal and CUDA export memory
+                 runtime::Backend& b = f.array.buffer()->backend();
+                 std::optional<runtime::ExportedMemory> e = b.export_memory(*f.array.buffer());
+                 if (!e)
+                     raise_python(PyExc_RuntimeError, "Backend " + std::string(b.display_name()) +
+                                                          "Backend does not support memory export");
+                 return *e;
              })
         .def("__repr__", &field_repr);
 
@@ -468,6 +476,15 @@ void init_fields(nb::module_& m) {
         note_device_used();
         return make_field(std::move(f));
     });
+    nb::class_<runtime::ExportedMemory>(m, "ExportedMemory")
+        .def_ro("backend", &runtime::ExportedMemory::backend)
+        .def_ro("size", &runtime::ExportedMemory::size)
+        .def_ro("allocation_size", &runtime::ExportedMemory::allocation_size)
+        .def_ro("handle", &runtime::ExportedMemory::handle)
+        .def_ro("handle_type", &runtime::ExportedMemory::handle_type)
+        .def_ro("device_uuid", &runtime::ExportedMemory::device_uuid);
+    m.def("_memory_space",
+          [](uint64_t address) { return default_device().backend()->memory_space(address); });
     m.def("_field_from_ptr", &field_from_ptr, nb::arg("address"), nb::arg("dtype"),
           nb::arg("shape"), nb::arg("writable"), nb::arg("owner").none());
     m.def("_concat", &concat);

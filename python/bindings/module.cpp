@@ -30,5 +30,6 @@ NB_MODULE(_tack, m) {
     init_dlpack(m);
     init_environment(m);
     init_kernels(m);
+    init_aio(m);
     m.def("_builtin_names", &builtin_names);
 }

@@ -20,6 +20,7 @@ from pkgutil import extend_path
 __path__ = extend_path(__path__, __name__)
 
 from . import _tack, math  # noqa: E402
+from ._aio import sync_async  # noqa: E402
 from ._devices import (
     cpu,
     cuda,
@@ -100,8 +101,8 @@ __all__ = [
     "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip", "i8",
     "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
     "local_array_like", "math", "memory_space", "metal", "ndrange", "ones", "opencl", "select",
-    "shared", "shared_like", "sync", "Texture3D", "texture3d", "thread_id", "u8", "u16", "u32",
-    "u64", "zeros",
+    "shared", "shared_like", "sync", "sync_async", "Texture3D", "texture3d", "thread_id", "u8",
+    "u16", "u32", "u64", "zeros",
 ]
 
 

@@ -123,6 +123,8 @@ def _device_memory_space(device, ptr):
         return "cpu"
     if device.name in _HOST_MEMORY_ONLY or not device.device_memory_spaces:
         return "cpu"
+    if device == active_device():
+        return _tack._memory_space(ptr)  # the driver's answer (CUDA: cuPointerGetAttribute)
     raise RuntimeError(
         f"Cannot tell which memory pointer {ptr:#x} is in: this build's {device.label} backend "
         "has no memory-space query yet"

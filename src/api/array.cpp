@@ -260,6 +260,12 @@ void Array::fill_scalar(Scalar value) const {
 }
 
 Array Array::copy() const {
+    if (!buffer_) throw ValueError("copy() on an empty Array handle");
+    // Device memory: the backend queues the copy with its launches, with no host round trip.
+    if (!host_data()) {
+        Array out = empty_array(dtype_, shape_, device());
+        if (out.buffer_->backend().copy_array(*out.buffer_, *buffer_, nbytes())) return out;
+    }
     return astype(dtype_);
 }
 

@@ -13,6 +13,7 @@
 // the buffer), cache_target (nullopt: variants stay off the disk cache), variant_artifact /
 // load_variant (store and rebuild a variant from bytes).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,6 +54,13 @@ class Buffer {
     /// False for wrapped memory, which Tack never frees.
     bool owned() const { return owned_; }
 
+    /// Hands the storage outside Tack (DLPack export, export_memory): waits for the launches
+    /// queued so far, and every later launch that binds this buffer completes before returning,
+    /// since the other library may read it with no Tack call in between (the seed's share()).
+    void share();
+    /// Wrapped memory, or memory handed out by share().
+    bool shared() const { return !owned_ || shared_.load(std::memory_order_relaxed); }
+
     /// Host <-> storage copies (byte offsets). The defaults copy through host_ptr().
     virtual void write(std::size_t offset, const void* src, std::size_t n);
     virtual void read(std::size_t offset, void* dst, std::size_t n) const;
@@ -72,7 +80,21 @@ class Buffer {
     void* host_;
     std::size_t nbytes_;
     bool owned_;
+    std::atomic<bool> shared_{false};
 };
+
+/// A point in a backend's queue (the seed's async_marker): wait() blocks until every launch,
+/// fill and copy queued before the mark was taken has run, and raises a queued command's error.
+/// Waiting on another thread is safe (tack.sync_async runs it in Tack's wait threads).
+class QueueMark {
+  public:
+    virtual ~QueueMark() = default;
+    virtual void wait() = 0;
+};
+
+/// A mark that waits with backend->synchronize(): correct for any queued backend (it may also
+/// wait for launches queued after the mark), for one without events of its own.
+std::unique_ptr<QueueMark> synchronizing_mark(std::shared_ptr<Backend> backend);
 
 /// A compiled, loaded variant of one kernel; each backend subclasses it.
 class Variant {
@@ -84,6 +106,27 @@ class Variant {
 struct VariantOptions {
     bool noalias = false;  // CONTRACT D7: array pointers carry noalias (CPU disjoint variant)
     bool operator==(const VariantOptions&) const = default;
+};
+
+/// One dispatch's arguments, per parameter: the packed slot (an array's address or a scalar's
+/// bits) and the array's buffer (nullptr for a scalar). GPU backends bind buffers, never look
+/// addresses up; every buffer is one this backend binds (Backend::binds, checked by dispatch).
+struct LaunchArgs {
+    const std::uint64_t* slots = nullptr;
+    const Buffer* const* buffers = nullptr;
+    std::int64_t total = 0;  // flattened iterations; <= 0 launches nothing
+};
+
+/// CONTRACT C24: device memory handed to another API or process as an OS handle. `keep` owns
+/// the exported allocation (and closes the handle) when the last reference goes.
+struct ExportedMemory {
+    std::string backend;              // "cuda"
+    std::size_t size = 0;             // the array's bytes
+    std::size_t allocation_size = 0;  // rounded up to the allocation granularity
+    std::int64_t handle = -1;         // a POSIX file descriptor on Linux
+    std::string handle_type;          // "posix_fd"
+    std::string device_uuid;          // 32 hex digits
+    std::shared_ptr<void> keep;
 };
 
 using BackendFactory = std::shared_ptr<Backend> (*)(const DeviceOptions& options);
@@ -118,6 +161,15 @@ class Backend : public std::enable_shared_from_this<Backend> {
     }
     virtual bool supports_workgroups() const { return false; }
     virtual std::vector<std::string> device_memory_spaces() const { return {}; }
+    /// CONTRACT C21: where `address` lives as this backend sees it ("cpu", or one of
+    /// device_memory_spaces()). Never fails: an address no driver knows is "cpu".
+    virtual std::string memory_space(std::uint64_t address) const { return "cpu"; }
+    /// DLPack device types (DLDeviceType codes) whose memory wrap_ptr takes without copying
+    /// (CONTRACT E1): host memory by default (kDLCPU, kDLCUDAHost, kDLROCMHost).
+    virtual std::vector<int> dlpack_imports() const { return {1, 3, 11}; }
+    /// The DLPack device type of this backend's arrays on export (kDLCPU by default; a
+    /// device-memory backend exports device pointers) and its device ordinal.
+    virtual std::pair<int, int> dlpack_device() const { return {1, 0}; }
     /// Whether calls whose written arrays overlap no other array get a `noalias` variant.
     virtual bool specializes_disjoint() const { return false; }
 
@@ -125,6 +177,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
     DTypeSet supported_atomic_dtypes() const { return target_atomic_dtypes() & supported_dtypes(); }
 
     // --- memory -------------------------------------------------------------------------
+    /// Whether a kernel on this backend can bind `buffer`. By default only its own arrays: a
+    /// GPU array of another device (an earlier tack.init, another tack.device) lives in another
+    /// context. A backend that runs on host memory accepts any host-visible buffer.
+    virtual bool binds(const Buffer& buffer) const { return &buffer.backend() == this; }
     /// Zero-filled storage of at least `nbytes` (a zero-byte request still allocates).
     virtual std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) = 0;
     /// Memory owned elsewhere, never freed by Tack.
@@ -134,6 +190,15 @@ class Backend : public std::enable_shared_from_this<Backend> {
                             std::size_t count) {
         return false;
     }
+
+    /// CONTRACT C24: exports `buffer` (a snapshot taken now, after the queued launches), or
+    /// nullopt when this backend cannot export memory.
+    virtual std::optional<ExportedMemory> export_memory(const Buffer& buffer) {
+        return std::nullopt;
+    }
+    /// Queues a copy of `nbytes` from `src` to `dst` (both this backend's arrays) in order with
+    /// the launches; false = not handled here (the caller copies through the host).
+    virtual bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) { return false; }
 
     // --- host work ----------------------------------------------------------------------
     /// Threads that host-side work on this backend's arrays (Array reductions) may split over.
@@ -160,8 +225,17 @@ class Backend : public std::enable_shared_from_this<Backend> {
         throw NotImplementedError(std::string(display_name()) +
                                   " backend does not support kernel return values");
     }
-    /// Waits for every launch queued so far.
+    /// One dispatch: the launch when total > 0, then the kernel's result into `result` (8 bytes)
+    /// when it is not null. The default runs execute() and evaluate_result() on the slots.
+    virtual void dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
+        if (args.total > 0) execute(variant, args.slots, args.total);
+        if (result) evaluate_result(variant, args.slots, result);
+    }
+    /// Waits for every launch queued so far; a queued launch's error surfaces here (G9).
     virtual void synchronize() {}
+    /// A mark after the work queued so far, or nullptr when there is nothing to wait for (a
+    /// backend whose launches complete before returning, the default).
+    virtual std::unique_ptr<QueueMark> mark_queue() { return nullptr; }
 
     // --- disk cache ---------------------------------------------------------------------
     /// Describes the code this backend produces (target, toolchain); nullopt keeps its

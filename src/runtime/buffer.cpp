@@ -10,6 +10,11 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 }  // namespace
 
+void Buffer::share() {
+    shared_.store(true, std::memory_order_relaxed);
+    backend().synchronize();  // DECISIONS G9: memory leaves Tack here
+}
+
 void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
     if (n) std::memcpy(static_cast<char*>(host_) + offset, src, n);
 }
@@ -41,6 +46,27 @@ std::shared_ptr<HostBuffer> HostBuffer::wrap(std::shared_ptr<Backend> backend, v
 
 HostBuffer::~HostBuffer() {
     if (owned()) std::free(host_ptr());
+}
+
+}  // namespace tack::runtime
+
+namespace tack::runtime {
+
+namespace {
+
+class SynchronizingMark final : public QueueMark {
+  public:
+    explicit SynchronizingMark(std::shared_ptr<Backend> b) : b_(std::move(b)) {}
+    void wait() override { b_->synchronize(); }
+
+  private:
+    std::shared_ptr<Backend> b_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueueMark> synchronizing_mark(std::shared_ptr<Backend> backend) {
+    return std::make_unique<SynchronizingMark>(std::move(backend));
 }
 
 }  // namespace tack::runtime

@@ -4,11 +4,12 @@
 #include <algorithm>
 
 #include "codegen/cfamily/emitter.hpp"
-#include "codegen/llvm/llvm_codegen.hpp"
+#include "driver/driver.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/checks.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/kernel_impl.hpp"
@@ -40,12 +41,11 @@ const Target& find_target(std::string_view name) {
 
 std::string inspect_lowered(ir::Kernel lowered, const Backend& backend,
                             std::span<const detail::Arg> args, InspectMode mode, bool noalias) {
-    if (mode == InspectMode::Ir) return ir::print(passes::optimize(std::move(lowered)));
+    if (mode == InspectMode::Ir) return ir::print(driver::optimize_template(std::move(lowered)));
     passes::ShapeValues shapes;
     for (auto [p, d] : passes::shape_dims_used(lowered))
         shapes[{p, d}] = args[static_cast<size_t>(p)].array->shape()[d];
-    ir::Kernel k = passes::optimize(passes::specialize_shapes(std::move(lowered), shapes));
-    return render_variant(k, backend.name(), mode, noalias);
+    return render_variant(driver::specialize(lowered, shapes), backend.name(), mode, noalias);
 }
 
 }  // namespace
@@ -67,8 +67,7 @@ std::string render_variant(const ir::Kernel& kernel, std::string_view target, In
     const Target& t = find_target(target);
     if (mode == InspectMode::Ir) return ir::print(kernel);
     if (t.dialect.empty()) {
-        return codegen::llvm_cpu::emit_llvm_ir(kernel, {.noalias = noalias},
-                                               mode == InspectMode::Optimized);
+        return cpu::render_llvm_ir(kernel, noalias, mode == InspectMode::Optimized);
     }
     // The generator's dtype and atomic checks run first (CONTRACT C26: "after the checks").
     const auto& dialect = codegen::cfamily::dialect(t.dialect);
@@ -85,12 +84,12 @@ std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& 
                          const Backend& backend, std::span<const detail::Arg> args,
                          InspectMode mode) {
     try {
-        std::vector<diag::Diagnostic> diags =
-            sema::validate_with_callees(fn, module.file, *module.env);
+        driver::KernelSource src{fn, module.file, *module.env};
+        std::vector<diag::Diagnostic> diags = driver::validate(src);
         if (!diags.empty()) throw_public(diags.front());
         std::vector<sema::ArgType> sig = signature_of(args);
         check_dtypes(fn, sig, backend);
-        ir::Kernel lowered = sema::lower_kernel(fn, module.file, *module.env, sig);
+        ir::Kernel lowered = driver::lower(src, sig);
         KernelFacts facts = collect_facts(lowered);
         if (std::string e = workgroup_error(fn, facts, backend); !e.empty())
             throw NotImplementedError(e);

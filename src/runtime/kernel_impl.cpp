@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cache/disk_cache.hpp"
+#include "driver/driver.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/checks.hpp"
@@ -100,6 +101,10 @@ KernelImpl::KernelImpl(std::shared_ptr<const ModuleImpl> module, const frontend:
 
 KernelImpl::~KernelImpl() = default;
 
+driver::KernelSource KernelImpl::source() const {
+    return {*fn_, module_->file, *module_->env};
+}
+
 std::string KernelImpl::param_name(int i) const {
     return fn_->params[static_cast<size_t>(i)].name;
 }
@@ -136,19 +141,29 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
 
         uint64_t stack_slots[32];
+        const Buffer* stack_buffers[32];
         std::vector<uint64_t> heap_slots;
+        std::vector<const Buffer*> heap_buffers;
         uint64_t* slots = stack_slots;
+        const Buffer** buffers = stack_buffers;
         if (args.size() > std::size(stack_slots)) {
             heap_slots.resize(args.size());
+            heap_buffers.resize(args.size());
             slots = heap_slots.data();
+            buffers = heap_buffers.data();
         }
         for (size_t i = 0; i < args.size(); ++i) {
-            slots[i] = args[i].array ? args[i].array->address() : args[i].scalar.bits;
+            const Array* a = args[i].array;
+            slots[i] = a ? a->address() : args[i].scalar.bits;
+            buffers[i] = a ? a->buffer().get() : nullptr;
         }
-        if (total > 0) backend.execute(v, slots, total);
-        if (!result) return std::nullopt;
+        LaunchArgs launch{slots, buffers, total};
+        if (!result) {
+            backend.dispatch(v, launch, nullptr);
+            return std::nullopt;
+        }
         Scalar value{result->type, 0};
-        backend.evaluate_result(v, slots, &value.bits);  // little-endian: low bytes
+        backend.dispatch(v, launch, &value.bits);  // little-endian: low bytes
         return value;
     } catch (const diag::CompileError& e) {
         throw_public(e);
@@ -170,21 +185,22 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
             throw ValueError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
                              "' is an empty tack::Array handle");
         }
-        const Backend& owner = a->buffer()->backend();
-        if (&owner != &backend && owner.name() != backend.name()) {
-            throw RuntimeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
-                               "' holds an array of the " + std::string(owner.display_name()) +
-                               " backend, but the call runs on the " +
-                               std::string(backend.display_name()) +
-                               " backend; allocate it on the device the kernel runs on");
-        }
+        const Buffer& buffer = *a->buffer();
+        if (backend.binds(buffer)) continue;
+        const Backend& owner = buffer.backend();
+        std::string where = owner.name() == backend.name()
+                                ? "another " + std::string(owner.display_name()) +
+                                      " device (an earlier tack.init or tack.device)"
+                                : "the " + std::string(owner.display_name()) + " backend";
+        throw RuntimeError("Kernel '" + name() + "': parameter '" + param_name(int(i)) +
+                           "' holds an array of " + where + ", but the call runs on the " +
+                           std::string(backend.display_name()) +
+                           " backend; allocate it on the device the kernel runs on");
     }
 }
 
 void KernelImpl::check_valid() {
-    std::call_once(validated_, [this] {
-        validation_errors_ = sema::validate_with_callees(*fn_, module_->file, *module_->env);
-    });
+    std::call_once(validated_, [this] { validation_errors_ = driver::validate(source()); });
     if (!validation_errors_.empty()) throw_public(validation_errors_.front());
 }
 
@@ -223,7 +239,7 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend,
                                                   std::vector<sema::ArgType> sig) {
     check_dtypes(*fn_, sig, backend);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
-    entry->lowered = sema::lower_kernel(*fn_, module_->file, *module_->env, sig);
+    entry->lowered = driver::lower(source(), sig);
     entry->sig = std::move(sig);
     entry->dims_used = passes::shape_dims_used(entry->lowered);
     entry->facts = collect_facts(entry->lowered);
@@ -278,7 +294,7 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     passes::ShapeValues shapes;
     for (size_t i = 0; i < extents.size(); ++i)
         shapes[sig.dims_used[i]] = extents[i];
-    ir::Kernel k = passes::optimize(passes::specialize_shapes(sig.lowered, shapes));
+    ir::Kernel k = driver::specialize(sig.lowered, shapes);
     VariantOptions options{.noalias = noalias};
     std::optional<std::string> target = backend.cache_target();
     const cache::DiskCache& disk = disk_cache();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "diag/diagnostic.hpp"
+#include "driver/driver.hpp"
 #include "frontend/ast.hpp"
 #include "runtime/backend.hpp"
 #include "sema/environment.hpp"
@@ -61,6 +62,7 @@ class KernelImpl {
     std::shared_ptr<const Variant> build(const SignatureEntry& sig, Backend& backend,
                                          std::span<const int64_t> extents, bool noalias) const;
     std::string param_name(int i) const;
+    driver::KernelSource source() const;
 
     std::shared_ptr<const ModuleImpl> module_;
     const frontend::FunctionDef* fn_;

@@ -15,7 +15,7 @@ struct Registry {
     std::mutex mutex;
     std::map<std::string, std::shared_ptr<Backend>, std::less<>> plain;  // one per name
     std::shared_ptr<Backend> default_device;
-    std::atomic<Backend*> default_raw{nullptr};
+    std::atomic<std::uint64_t> default_generation{1};  // bumped when the default changes
     std::vector<std::weak_ptr<Backend>> live;
 };
 
@@ -95,9 +95,24 @@ std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions&
     return it->second;
 }
 
+// Hardening defect 6: a thread launching on the default device while another re-initializes
+// used to hold a bare reference to a backend the registry had just dropped ("pure virtual
+// method called"). Each thread now holds the default it uses: one atomic load per call when
+// nothing changed; the previous pin survives one change, so a reference taken before it stays
+// valid through the call that took it. A thread keeps an old default alive until it next asks.
 Backend& default_backend() {
-    if (Backend* b = registry().default_raw.load(std::memory_order_acquire)) return *b;
-    return *default_backend_ptr();
+    struct Pin {
+        std::uint64_t generation = 0;
+        std::shared_ptr<Backend> current, previous;
+    };
+    thread_local Pin pin;
+    std::uint64_t g = registry().default_generation.load(std::memory_order_acquire);
+    if (g != pin.generation || !pin.current) {
+        pin.previous = std::move(pin.current);
+        pin.current = default_backend_ptr();
+        pin.generation = g;
+    }
+    return *pin.current;
 }
 
 std::shared_ptr<Backend> default_backend_ptr() {
@@ -107,17 +122,34 @@ std::shared_ptr<Backend> default_backend_ptr() {
     }
     std::shared_ptr<Backend> cpu = open_device("cpu", {}, false);
     std::lock_guard lock(registry().mutex);
-    if (!registry().default_device) {
-        registry().default_device = cpu;
-        registry().default_raw.store(cpu.get(), std::memory_order_release);
-    }
+    if (!registry().default_device) registry().default_device = cpu;
     return registry().default_device;
 }
 
 void set_default_backend(std::shared_ptr<Backend> backend) {
     std::lock_guard lock(registry().mutex);
-    registry().default_raw.store(backend.get(), std::memory_order_release);
     registry().default_device = std::move(backend);
+    registry().default_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+namespace {
+
+std::vector<std::shared_ptr<Backend>> live_backends() {
+    std::vector<std::shared_ptr<Backend>> live;
+    std::lock_guard lock(registry().mutex);
+    for (auto& w : registry().live) {
+        if (auto b = w.lock()) live.push_back(std::move(b));
+    }
+    return live;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<QueueMark>> mark_all() {
+    std::vector<std::unique_ptr<QueueMark>> marks;
+    for (auto& b : live_backends())
+        if (auto m = b->mark_queue()) marks.push_back(std::move(m));
+    return marks;
 }
 
 void synchronize_all() {

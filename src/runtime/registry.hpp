@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "runtime/backend.hpp"
 
@@ -20,13 +21,15 @@ const BackendEntry* find_backend(std::string_view name);
 std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions& options,
                                      bool fresh);
 
-/// The default device, creating the CPU device on first use. The returned reference stays
-/// valid while the device is the default or any array on it is alive.
+/// The default device, creating the CPU device on first use. The calling thread holds it: the
+/// reference stays valid until this thread has asked twice more after the default changed.
 Backend& default_backend();
 std::shared_ptr<Backend> default_backend_ptr();
 void set_default_backend(std::shared_ptr<Backend> backend);
 
 /// synchronize() on every live device.
 void synchronize_all();
+/// mark_queue() of every live device that has one (tack.sync_async).
+std::vector<std::unique_ptr<QueueMark>> mark_all();
 
 }  // namespace tack::runtime

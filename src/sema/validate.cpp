@@ -501,10 +501,13 @@ void Validator::operand_checks(const Expr& e) {
             bool constant = lit->as<IntLit>();
             if (auto dn = dotted_name(*lit); dn && !names_.binds(*dn))
                 constant = env_.resolve(*dn).kind == Resolution::Kind::Constant;
+            // NotImplemented, as upstream: dispatch reports it as the kernel's failure on the
+            // backend, with this located error as the cause (C27).
             if (!constant)
-                reject("Subscript", e.range,
-                       "x.shape[k] needs an integer literal (or a tack.constant) k; a dimension "
-                       "chosen at run time is not supported");
+                emit(ErrorKind::NotImplemented, e.range,
+                     "'" + text(e.range) + "' " + at(e.range) +
+                         " needs a constant dimension index: an integer literal or a "
+                         "tack.constant; the shape is resolved when the kernel is compiled");
         }
     }
 }

@@ -93,6 +93,20 @@ std::optional<double> env_cpu_margin() {
     return margin;
 }
 
+bool env_hip_pool_allocator() {
+    auto value = env_string("TACK_HIP_ALLOCATOR");
+    if (!value) return false;
+    std::string v = lowered(trimmed(*value));
+    if (v.empty() || v == "cache") return false;
+    if (v == "pool") return true;
+    diag::raise(diag::ErrorKind::ValueError,
+                "Unknown TACK_HIP_ALLOCATOR '" + *value + "'. Accepted values: cache, pool");
+}
+
+bool env_print_after_all() {
+    return env_flag("TACK_PRINT_AFTER_ALL");
+}
+
 std::optional<std::string> env_cache_dir() {
     if (auto dir = env_string("TACK_CACHE_DIR")) {
         std::string text = trimmed(*dir);

@@ -35,6 +35,14 @@ CpuPolicy env_cpu_policy();
 /// unset or empty. A value that is not a positive finite number throws a ValueError.
 std::optional<double> env_cpu_margin();
 
+/// TACK_PRINT_AFTER_ALL (boolean flag): the compile driver writes the IR after lowering, shape
+/// specialization and every pass to stderr, as `tackc inspect --print-after-all` does.
+bool env_print_after_all();
+
+/// TACK_HIP_ALLOCATOR: `pool` selects HIP's stream-ordered pool (hipMallocAsync); unset, empty
+/// or `cache` the hipMalloc buffer cache; anything else throws a ValueError CompileError.
+bool env_hip_pool_allocator();
+
 /// The disk cache directory from TACK_CACHE_DIR; default $XDG_CACHE_HOME/tack, else
 /// $HOME/.cache/tack. nullopt = cache disabled (TACK_CACHE_DIR empty or `off`, or no HOME).
 std::optional<std::string> env_cache_dir();

@@ -187,3 +187,46 @@ def test_field_of_another_backend_is_refused(backend):
     tack.init(backend)
     with pytest.raises(RuntimeError, match=r"holds an array of the \w+ backend, but the call runs"):
         saxpy(foreign, tack.field(tack.f32, 4), 1.0)
+
+
+def test_field_of_an_earlier_device_is_refused_naming_the_parameter():
+    """Hardening defect 4: after a second tack.init of the same GPU backend, an input of the
+    earlier device read as zeros with no error. Every backend whose arrays are device memory
+    refuses it; the CPU runs on any CPU device's host memory."""
+    import threading
+
+    @tack.kernel
+    def plus_one(src, dst):
+        for i in range(dst.shape[0]):
+            dst[i] = src[i] + 1.0
+
+    for name in tack._tack._available_backends():
+        try:
+            tack.init(name)
+        except (RuntimeError, OSError):
+            continue
+        old = tack.field(tack.f32, 64)
+        old.from_numpy(np.arange(64, dtype=np.float32))
+        tack.init(name)
+        dst = tack.zeros(tack.f32, 64)
+        if name == "cpu":
+            plus_one(old, dst)
+            np.testing.assert_array_equal(dst.to_numpy(), np.arange(64) + 1)
+            continue
+        with pytest.raises(RuntimeError, match="parameter 'src'.*another .* device"):
+            plus_one(old, dst)
+        errors = []
+
+        def launch(old=old, errors=errors):
+            try:
+                plus_one(old, tack.zeros(tack.f32, 64))
+            except RuntimeError as e:
+                errors.append(e)
+
+        threads = [threading.Thread(target=launch) for _ in range(19)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(errors) == 19, f"{19 - len(errors)} of 19 threads read another device's field"
+    tack.init(tack.cpu)

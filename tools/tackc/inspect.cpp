@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "diag/diagnostic.hpp"
+#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
@@ -22,6 +23,7 @@ namespace {
 struct InspectOptions {
     std::string path, kernel, args, mode = "ir", shapes, target = "cpu";
     bool aliased = false;  // CPU: the variant for arrays that may overlap (no noalias)
+    bool print_after_all = false;
 };
 
 InspectOptions parse_options(const Args& args) {
@@ -42,6 +44,8 @@ InspectOptions parse_options(const Args& args) {
             o.target = value();
         else if (args[i] == "--aliased")
             o.aliased = true;
+        else if (args[i] == "--print-after-all")
+            o.print_after_all = true;
         else if (args[i].starts_with("--"))
             throw std::runtime_error("unknown option " + args[i]);
         else
@@ -80,12 +84,12 @@ passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text) {
     return shapes;
 }
 
-// The IR, or the code the target's generator produces after shape specialization (shared with
-// tack.inspect; GPU targets only generate source, never compile it).
-std::string render(const InspectOptions& o, ir::Kernel k) {
+// The template's IR, or the code the target's generator produces for the variant the driver
+// builds, in dispatch's order (shared with tack.inspect; GPU targets only generate source).
+std::string render(const InspectOptions& o, ir::Kernel lowered) {
     auto mode = runtime::inspect_mode(o.mode);
-    if (mode == runtime::InspectMode::Ir) return ir::print(k);
-    k = passes::optimize(passes::specialize_shapes(std::move(k), shape_values(k, o.shapes)));
+    if (mode == runtime::InspectMode::Ir) return ir::print(driver::optimize_template(lowered));
+    ir::Kernel k = driver::specialize(lowered, shape_values(lowered, o.shapes));
     // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
     return runtime::render_variant(k, o.target, mode, !o.aliased);
 }
@@ -103,15 +107,16 @@ int cmd_inspect(const Args& args) {
     std::vector<diag::Diagnostic> diags = std::move(parsed.errors);
     const frontend::FunctionDef* fn = module->find(o.kernel);
     if (fn) {
-        for (auto& d : sema::validate_with_callees(*fn, file, *env))
+        for (auto& d : driver::validate({*fn, file, *env}))
             diags.push_back(std::move(d));
     }
+    driver::set_print_after_all(o.print_after_all);
     try {
         if (!diags.empty()) throw diag::CompileError(std::move(diags));
         if (!fn || fn->def_kind != frontend::DefKind::Kernel)
             throw std::runtime_error("no @tack.kernel named '" + o.kernel + "' in " + o.path);
-        ir::Kernel k = sema::lower_kernel(*fn, file, *env, sema::parse_arg_types(o.args));
-        std::fputs(render(o, passes::optimize(std::move(k))).c_str(), stdout);
+        ir::Kernel k = driver::lower({*fn, file, *env}, sema::parse_arg_types(o.args));
+        std::fputs(render(o, std::move(k)).c_str(), stdout);
         return 0;
     } catch (const diag::CompileError& e) {
         for (const auto& d : e.diagnostics())

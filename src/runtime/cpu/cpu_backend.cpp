@@ -86,6 +86,10 @@ class CpuBackend final : public Backend {
     DTypeSet supported_dtypes() const override { return DTypeSet::all(); }
     DTypeSet target_atomic_dtypes() const override { return DTypeSet::all(); }
     bool specializes_disjoint() const override { return true; }
+    // Every CPU device's arrays are host memory this one can run on.
+    bool binds(const Buffer& buffer) const override {
+        return &buffer.backend().entry() == &entry();
+    }
     int num_threads() const { return executor_->num_threads(); }
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override {

@@ -3,11 +3,17 @@
 // serially or fanned out across the thread pool (the cost model decides), host memory arrays.
 
 #include <memory>
+#include <string>
 
+#include "ir/ir.hpp"
 #include "runtime/backend.hpp"
 
 namespace tack::runtime::cpu {
 
 const BackendEntry& backend_entry();
+
+/// The CPU variant's LLVM IR, before or after O3 (tack.inspect / tackc inspect --target cpu).
+/// In a TACK_LLVM=OFF build (runtime/cpu_off) both raise NotImplementedError saying so.
+std::string render_llvm_ir(const ir::Kernel& kernel, bool noalias, bool optimized);
 
 }  // namespace tack::runtime::cpu

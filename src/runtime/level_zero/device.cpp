@@ -94,21 +94,6 @@ uint64_t launch_limit(const DeviceInfo& info) {
     return static_cast<uint64_t>(info.max_group_count_x) * group_size(info);
 }
 
-void check_launch_size(std::string_view kernel, int64_t total, uint64_t limit) {
-    if (total <= 0 || static_cast<uint64_t>(total) <= limit) return;
-    throw ValueError("Kernel '" + std::string(kernel) + "': " + std::to_string(total) +
-                     " iterations exceed the " + std::to_string(limit) +
-                     " that one Level Zero launch can index; split the work across several "
-                     "launches.");
-}
-
-void check_collective_lanes(std::string_view kernel, uint32_t group) {
-    if (group >= 256) return;
-    throw ValueError("Kernel '" + std::string(kernel) +
-                     "': workgroup collectives require 256 lanes; this device selects " +
-                     std::to_string(group) + ".");
-}
-
 std::string cache_target(const DeviceInfo& info, int ocloc_version, const std::string& options) {
     char ids[64];
     std::snprintf(ids, sizeof ids, "id=0x%x;ip=0x%x;driver=0x%x", info.device_id, info.ip_version,

@@ -39,11 +39,6 @@ DTypeSet supported_dtypes(const DeviceInfo& info);
 uint32_t group_size(const DeviceInfo& info);
 /// The most iterations one launch indexes: maxGroupCountX x group size (CONTRACT D10).
 uint64_t launch_limit(const DeviceInfo& info);
-/// ValueError "Kernel 'k': N iterations exceed the M that one Level Zero launch can index; ..."
-/// when `total` > `limit`.
-void check_launch_size(std::string_view kernel, int64_t total, uint64_t limit);
-/// ValueError (CONTRACT D12) when a kernel with collectives meets a device below 256 lanes.
-void check_collective_lanes(std::string_view kernel, uint32_t group);
 
 /// Everything that changes the code this device runs (the seed: device and IP version, driver,
 /// ocloc's version and options, the module build flags, f64 support).

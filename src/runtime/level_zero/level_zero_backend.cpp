@@ -16,10 +16,7 @@ class L0Buffer final : public Buffer {
         : Buffer(std::move(backend), reinterpret_cast<std::uint64_t>(ptr), nullptr, nbytes, owned) {
     }
     ~L0Buffer() override {
-        if (owned())
-            l0().queue().free(ptr());
-        else
-            l0().forget_shared(address());
+        if (owned()) l0().queue().free(ptr());
     }
 
     void write(std::size_t offset, const void* src, std::size_t n) override {
@@ -65,7 +62,7 @@ LevelZeroBackend::LevelZeroBackend(const ZeApi& api, DeviceHandles handles, Devi
       info_(std::move(info)),
       queue_(api_, handles_, info_),
       group_(group_size(info_)),
-      launch_limit_(launch_limit(info_)),
+      geometry_{"Level Zero", group_, launch_limit(info_)},
       options_(opencl_build_options()) {}
 
 std::shared_ptr<Buffer> LevelZeroBackend::allocate_array(std::size_t nbytes) {
@@ -74,19 +71,10 @@ std::shared_ptr<Buffer> LevelZeroBackend::allocate_array(std::size_t nbytes) {
 }
 
 std::shared_ptr<Buffer> LevelZeroBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
-    {
-        std::lock_guard guard(shared_mutex_);
-        shared_.insert(reinterpret_cast<std::uint64_t>(ptr));
-    }
     // The other library may have queued writes of its own; Tack's queue is idle before the
     // memory is read through Tack (the seed: wrap_ptr completes its launches first).
     queue_.synchronize();
     return std::make_shared<L0Buffer>(shared_from_this(), ptr, nbytes, false);
-}
-
-void LevelZeroBackend::forget_shared(std::uint64_t address) {
-    std::lock_guard guard(shared_mutex_);
-    shared_.erase(address);
 }
 
 bool LevelZeroBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,

@@ -6,13 +6,16 @@
 // synchronizes (DECISIONS G9).
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_set>
 
 #include "runtime/backend.hpp"
+#include "runtime/gpu/launch_rules.hpp"
 #include "runtime/level_zero/device.hpp"
+#include "runtime/level_zero/module.hpp"
 #include "runtime/level_zero/ocloc.hpp"
 #include "runtime/level_zero/queue.hpp"
 
@@ -22,6 +25,10 @@ const BackendEntry& backend_entry();
 
 class L0Variant;
 
+/// OpenCL C source and entry -> a loaded module (ocloc + zeModuleCreate; tests substitute one).
+using ReductionCompiler =
+    std::function<LoadedModule(const std::string& source, const std::string& entry)>;
+
 class LevelZeroBackend final : public Backend {
   public:
     LevelZeroBackend(const ZeApi& api, DeviceHandles handles, DeviceInfo info);
@@ -30,6 +37,13 @@ class LevelZeroBackend final : public Backend {
     DTypeSet supported_dtypes() const override { return level_zero::supported_dtypes(info_); }
     DTypeSet target_atomic_dtypes() const override { return {DType::i32, DType::u32, DType::f32}; }
     bool supports_device_reductions() const override { return true; }
+    // reduce.cpp
+    std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
+                                       ReduceKind op) override;
+    /// The f32 reduction with modules from `compile` (built once per operation). nullopt when
+    /// the device's groups are below 256 lanes (the caller reduces on the host).
+    std::optional<double> reduce_f32(const Buffer& buffer, std::int64_t count, ReduceKind op,
+                                     const ReductionCompiler& compile);
     bool supports_workgroups() const override { return true; }
     std::vector<std::string> device_memory_spaces() const override { return {"level_zero"}; }
 
@@ -41,8 +55,16 @@ class LevelZeroBackend final : public Backend {
     // variant.cpp
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
                                                  const VariantOptions& options) override;
+    /// Launches bind buffers (dispatch); a bare slot launch is an internal error.
     void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
+    /// The launch; one that binds shared memory (wrapped, exported) completes before returning.
+    void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override { queue_.synchronize(); }
+    // The seed's _ListMarker (a barrier signalling a pooled event) is not ported yet: a
+    // synchronizing mark is correct, and may also wait for launches queued after it.
+    std::unique_ptr<QueueMark> mark_queue() override {
+        return synchronizing_mark(shared_from_this());
+    }
 
     std::optional<std::string> cache_target() const override;
     std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;
@@ -56,23 +78,21 @@ class LevelZeroBackend final : public Backend {
     Queue& queue() { return queue_; }
     /// Native binaries the driver refused from the disk cache (loaded from SPIR-V instead).
     std::size_t native_refused() const { return native_refused_; }
-    /// Wrapped memory is shared with another library: launches that bind it complete before
-    /// returning (the seed's share()).
-    void forget_shared(std::uint64_t address);
 
   private:
-    bool binds_shared(const L0Variant& v, const std::uint64_t* slots);
+    void launch(const L0Variant& v, const LaunchArgs& args);
+    ReductionCompiler ocloc_compiler();
 
     const ZeApi& api_;
     DeviceHandles handles_;
     DeviceInfo info_;
     Queue queue_;
     uint32_t group_ = 0;
-    uint64_t launch_limit_ = 0;
+    gpu::Geometry geometry_;
     std::string options_;  // ocloc options and zeModuleCreate build flags
     std::atomic<std::size_t> native_refused_ = 0;
-    std::mutex shared_mutex_;
-    std::unordered_set<std::uint64_t> shared_;
+    std::mutex reduce_mutex_;
+    LoadedModule reducers_[3];  // kept, like variants' modules (no Level Zero cleanup)
 };
 
 }  // namespace tack::runtime::level_zero

@@ -1,7 +1,5 @@
 #include "runtime/level_zero/ocloc.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <mutex>
 
@@ -10,40 +8,6 @@
 namespace tack::runtime::level_zero {
 
 namespace {
-
-struct Loaded {
-    OclocApi api;
-    std::string error;
-};
-
-constexpr const char* kLibraries[] = {"libocloc.so", "libocloc.so.1"};
-
-Loaded load() {
-    Loaded out;
-    void* lib = nullptr;
-    for (const char* name : kLibraries) {
-        lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-        if (lib) {
-            out.api.library = name;
-            break;
-        }
-    }
-    if (!lib) {
-        out.error =
-            "libocloc.so was not found; install Intel's offline compiler (libocloc / "
-            "intel-ocloc) to compile kernels for Level Zero";
-        return out;
-    }
-#define TACK_X(name, ret, params)                                      \
-    out.api.name = reinterpret_cast<ret(*) params>(dlsym(lib, #name)); \
-    if (!out.api.name && out.error.empty()) out.error = out.api.library + " lacks " #name;
-    TACK_OCLOC_FUNCTIONS(TACK_X)
-#undef TACK_X
-#define TACK_X(name, ret, params) out.api.name = reinterpret_cast<ret(*) params>(dlsym(lib, #name));
-    TACK_OCLOC_OPTIONAL_FUNCTIONS(TACK_X)
-#undef TACK_X
-    return out;
-}
 
 #define TACK_X(name, ret, params) #name,
 constexpr std::string_view kRequired[] = {TACK_OCLOC_FUNCTIONS(TACK_X)};
@@ -56,12 +20,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 const OclocApi* ocloc_api(std::string* why) {
-    static const Loaded loaded = load();
-    if (!loaded.error.empty()) {
-        if (why) *why = loaded.error;
-        return nullptr;
-    }
-    return &loaded.api;
+    return gpu::load_api<OclocApi>(why);
 }
 
 std::span<const std::string_view> ocloc_required_functions() {

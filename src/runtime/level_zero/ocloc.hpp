@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/gpu/loader.hpp"
+
 namespace tack::runtime::level_zero {
 
 // Signatures from compute-runtime's ocloc_api.h (no header package ships it on Debian).
@@ -23,11 +25,22 @@ namespace tack::runtime::level_zero {
 #define TACK_OCLOC_OPTIONAL_FUNCTIONS(X) X(oclocVersion, int, ())
 
 struct OclocApi {
-#define TACK_X(name, ret, params) ret(*name) params = nullptr;
-    TACK_OCLOC_FUNCTIONS(TACK_X)
-    TACK_OCLOC_OPTIONAL_FUNCTIONS(TACK_X)
-#undef TACK_X
+    TACK_GPU_POINTERS(TACK_OCLOC_FUNCTIONS)
+    TACK_GPU_POINTERS(TACK_OCLOC_OPTIONAL_FUNCTIONS)
     std::string library;
+
+    static constexpr const char* kSonames[] = {"libocloc.so", "libocloc.so.1"};
+    static std::string missing(const std::string&) {
+        return "libocloc.so was not found; install Intel's offline compiler (libocloc / "
+               "intel-ocloc) to compile kernels for Level Zero";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return library + " lacks " + symbol;
+    }
+    void symbols(std::vector<gpu::Symbol>& out) {
+        TACK_OCLOC_FUNCTIONS(TACK_GPU_REQUIRED)
+        TACK_OCLOC_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
+    }
 };
 
 /// The library, or nullptr with `*why` set. Loaded once per process.

@@ -40,17 +40,17 @@ class L0Variant final : public Variant {
 
 namespace {
 
-codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel) {
-    return translate_compile_errors(
-        [&] { return codegen::cfamily::generate(kernel, codegen::cfamily::opencl_dialect()); });
+// D13 participation and D12 lanes come with the shared layer's generate (before, Level Zero
+// skipped the participation check).
+codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel, const gpu::Geometry& g) {
+    return gpu::generate(kernel, codegen::cfamily::opencl_dialect(), g);
 }
 
 }  // namespace
 
 std::shared_ptr<const Variant> LevelZeroBackend::build_variant(const ir::Kernel& kernel,
                                                                const VariantOptions&) {
-    auto gen = generate(kernel);
-    if (gen.abi.uses_collectives) check_collective_lanes(kernel.name, group_);
+    auto gen = generate(kernel, geometry_);
     std::string why;
     const OclocApi* ocloc = ocloc_api(&why);
     if (!ocloc)
@@ -78,8 +78,7 @@ std::shared_ptr<const Variant> LevelZeroBackend::load_variant(std::span<const st
     if (!artifact) return nullptr;
     // The ABI is regenerated rather than stored: the emitter is deterministic and takes
     // microseconds, against ~190 ms for ocloc.
-    auto gen = generate(kernel);
-    if (gen.abi.uses_collectives) check_collective_lanes(kernel.name, group_);
+    auto gen = generate(kernel, geometry_);
     std::optional<LoadedModule> module = create_from_native(api_, handles_.context, handles_.device,
                                                             artifact->native, gen.abi.entry);
     if (!module) {
@@ -93,22 +92,22 @@ std::shared_ptr<const Variant> LevelZeroBackend::load_variant(std::span<const st
                                        std::move(*artifact));
 }
 
-bool LevelZeroBackend::binds_shared(const L0Variant& v, const std::uint64_t* slots) {
-    std::lock_guard guard(shared_mutex_);
-    if (shared_.empty()) return false;
-    for (std::size_t i = 0; i < v.abi_.params.size(); ++i)
-        if (v.abi_.params[i].is_array && shared_.count(slots[i])) return true;
-    return false;
+void LevelZeroBackend::execute(const Variant&, const std::uint64_t*, std::int64_t) {
+    throw diag::InternalError("Level Zero launches bind buffers: call dispatch()");
 }
 
-void LevelZeroBackend::execute(const Variant& variant, const std::uint64_t* slots,
-                               std::int64_t total) {
-    const auto& v = static_cast<const L0Variant&>(variant);
-    // An empty range returns first: a negative count would wrap as an unsigned group count.
-    if (total <= 0) return;
-    // ze_group_count_t is 32-bit and truncates rather than rejects.
-    check_launch_size(v.name_, total, launch_limit_);
+void LevelZeroBackend::dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
+    if (args.total > 0) launch(static_cast<const L0Variant&>(variant), args);
+    if (result) evaluate_result(variant, args.slots, result);
+}
+
+void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {
+    const std::int64_t total = args.total;
+    const std::uint64_t* slots = args.slots;
     const auto& abi = v.abi_;
+    // ze_group_count_t is 32-bit and truncates rather than rejects; D12's complete groups were
+    // missing here before the shared layer.
+    gpu::check_dispatch(v.name_, abi, total, geometry_);
     std::vector<std::uint64_t> bits(slots, slots + abi.params.size());
     auto packs = abi.pack_scalars(bits);
     ze_kernel_handle_t k = v.module_.kernel;
@@ -127,10 +126,13 @@ void LevelZeroBackend::execute(const Variant& variant, const std::uint64_t* slot
         const std::int64_t n = total;
         set(abi.n_arg_index, sizeof n, &n);
         check(api_.zeKernelSetGroupSize(k, group_, 1, 1), "zeKernelSetGroupSize");
-        const uint64_t groups = (static_cast<uint64_t>(total) + group_ - 1) / group_;
+        const uint64_t groups = geometry_.groups(total);
         queue_.launch(k, static_cast<uint32_t>(groups));
     }
-    if (binds_shared(v, slots)) queue_.synchronize();
+    // Memory another library owns may be read by it with no Tack call in between.
+    for (std::size_t i = 0; i < abi.params.size(); ++i) {
+        if (abi.params[i].is_array && args.buffers[i]->shared()) return queue_.synchronize();
+    }
 }
 
 }  // namespace tack::runtime::level_zero

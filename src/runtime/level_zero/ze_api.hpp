@@ -9,6 +9,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "runtime/gpu/loader.hpp"
 
 namespace tack::runtime::level_zero {
 
@@ -82,11 +85,23 @@ namespace tack::runtime::level_zero {
 /// The loaded entry points; optional ones may be null. Loaded once per process, never unloaded
 /// (the seed: Level Zero cleanup at shutdown can crash once the driver is gone).
 struct ZeApi {
-#define TACK_X(name, ret, params) ret(*name) params = nullptr;
-    TACK_ZE_FUNCTIONS(TACK_X)
-    TACK_ZE_OPTIONAL_FUNCTIONS(TACK_X)
-#undef TACK_X
+    TACK_GPU_POINTERS(TACK_ZE_FUNCTIONS)
+    TACK_GPU_POINTERS(TACK_ZE_OPTIONAL_FUNCTIONS)
     std::string library;  // the soname that loaded
+
+    // The versioned soname is what libze1 installs; the bare name exists only with libze-dev.
+    static constexpr const char* kSonames[] = {"libze_loader.so.1", "libze_loader.so"};
+    static std::string missing(const std::string& tried) {
+        return "the Level Zero loader libze_loader.so.1 was not found (" + tried +
+               "); install the oneAPI Level Zero loader (libze1)";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return library + " lacks " + symbol + " (the loader is older than API 1.0)";
+    }
+    void symbols(std::vector<gpu::Symbol>& out) {
+        TACK_ZE_FUNCTIONS(TACK_GPU_REQUIRED)
+        TACK_ZE_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
+    }
 };
 
 /// The API, or nullptr with `*why` set (which library is missing or which symbol it lacks).

@@ -1,46 +1,9 @@
 #include "runtime/opencl/cl_api.hpp"
 
-#include <dlfcn.h>
-
 namespace tack::runtime::opencl {
 
-namespace {
-
-struct Loaded {
-    ClApi api;
-    std::string error;  // empty when every symbol resolved
-};
-
-Loaded load() {
-    Loaded out;
-    // libOpenCL.so.1 is the ICD loader's soname on every Linux distribution; the unversioned
-    // name exists only with development packages.
-    void* lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char* e = dlerror();
-        out.error = std::string("OpenCL unavailable: libOpenCL.so.1 not found (") +
-                    (e ? e : "dlopen failed") + ")";
-        return out;
-    }
-#define TACK_X(name, ret, params)                                      \
-    out.api.name = reinterpret_cast<ret(*) params>(dlsym(lib, #name)); \
-    if (!out.api.name && out.error.empty())                            \
-        out.error = "OpenCL unavailable: libOpenCL.so.1 lacks " #name;
-    TACK_CL_FUNCTIONS(TACK_X)
-#undef TACK_X
-    return out;
-}
-
-}  // namespace
-
 const ClApi* cl_api(std::string* why) {
-    static const Loaded loaded = load();
-    if (!loaded.error.empty()) {
-        if (why) *why = loaded.error;
-        return nullptr;
-    }
-    return &loaded.api;
+    return gpu::load_api<ClApi>(why);
 }
 
 std::string cl_error_name(cl_int code) {

@@ -6,6 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "runtime/gpu/loader.hpp"
 
 namespace tack::runtime::opencl {
 
@@ -44,6 +47,7 @@ inline constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
 inline constexpr cl_bitfield CL_MEM_READ_WRITE = 1 << 0;
 inline constexpr cl_bitfield CL_MEM_COPY_HOST_PTR = 1 << 5;
 inline constexpr cl_uint CL_TRUE = 1;
+inline constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
 
 // name, return type, parameter list
 #define TACK_CL_FUNCTIONS(X)                                                                       \
@@ -66,6 +70,14 @@ inline constexpr cl_uint CL_TRUE = 1;
     X(clReleaseKernel, cl_int, (cl_kernel))                                                        \
     X(clSetKernelArg, cl_int, (cl_kernel, cl_uint, size_t, const void*))                           \
     X(clCreateBuffer, cl_mem, (cl_context, cl_bitfield, size_t, void*, cl_int*))                   \
+    X(clEnqueueMarkerWithWaitList, cl_int,                                                         \
+      (cl_command_queue, cl_uint, const cl_event*, cl_event*))                                     \
+    X(clWaitForEvents, cl_int, (cl_uint, const cl_event*))                                         \
+    X(clEnqueueCopyBuffer, cl_int,                                                                 \
+      (cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t, cl_uint, const cl_event*,         \
+       cl_event*))                                                                                 \
+    X(clGetEventInfo, cl_int, (cl_event, cl_uint, size_t, void*, size_t*))                         \
+    X(clReleaseEvent, cl_int, (cl_event))                                                          \
     X(clReleaseMemObject, cl_int, (cl_mem))                                                        \
     X(clEnqueueWriteBuffer, cl_int,                                                                \
       (cl_command_queue, cl_mem, cl_uint, size_t, size_t, const void*, cl_uint, const cl_event*,   \
@@ -90,9 +102,19 @@ inline constexpr cl_uint CL_TRUE = 1;
 
 /// The loaded entry points. Loaded once per process; never unloaded.
 struct ClApi {
-#define TACK_X(name, ret, params) ret(*name) params = nullptr;
-    TACK_CL_FUNCTIONS(TACK_X)
-#undef TACK_X
+    TACK_GPU_POINTERS(TACK_CL_FUNCTIONS)
+    std::string library;  // the soname that loaded
+
+    // libOpenCL.so.1 is the ICD loader's soname on every Linux distribution; the unversioned
+    // name exists only with development packages.
+    static constexpr const char* kSonames[] = {"libOpenCL.so.1", "libOpenCL.so"};
+    static std::string missing(const std::string& tried) {
+        return "OpenCL unavailable: libOpenCL.so.1 not found (" + tried + ")";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return "OpenCL unavailable: " + library + " lacks " + symbol;
+    }
+    void symbols(std::vector<gpu::Symbol>& out) { TACK_CL_FUNCTIONS(TACK_GPU_REQUIRED) }
 };
 
 /// The API, or nullptr with `*why` set ("OpenCL unavailable: libOpenCL.so.1 not found (...)").

@@ -146,29 +146,6 @@ std::string cache_target(const DeviceDesc& d) {
            ";i64atomics=" + (d.int64_atomics ? "1" : "0");
 }
 
-void check_launch_size(std::string_view kernel, std::int64_t total, std::uint64_t limit) {
-    if (total <= 0 || static_cast<std::uint64_t>(total) <= limit) return;
-    throw ValueError("Kernel '" + std::string(kernel) + "': " + std::to_string(total) +
-                     " iterations exceed the " + std::to_string(limit) +
-                     " that one OpenCL launch can index; split the work across several "
-                     "launches.");
-}
-
-void check_collective_lanes(std::string_view kernel, std::size_t group) {
-    if (group >= 256) return;
-    throw ValueError("Kernel '" + std::string(kernel) +
-                     "': workgroup collectives require 256 lanes; this device selects " +
-                     std::to_string(group) + ".");
-}
-
-void check_complete_groups(std::string_view kernel, std::int64_t total) {
-    if (total <= 0 || total % 256 == 0) return;
-    throw ValueError("Kernel '" + std::string(kernel) +
-                     "': workgroup collectives require complete 256-lane groups; iteration "
-                     "count " +
-                     std::to_string(total) + " would create a partial workgroup.");
-}
-
 void check(cl_int code, std::string_view what) {
     if (code != CL_SUCCESS)
         throw RuntimeError("OpenCL: " + std::string(what) + " failed: " + cl_error_name(code));

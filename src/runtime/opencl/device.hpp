@@ -45,12 +45,6 @@ std::uint64_t launch_limit(const DeviceDesc& d);
 /// Identifies the code a device produces for the disk cache (platform, device, driver, options).
 std::string cache_target(const DeviceDesc& d);
 
-/// CONTRACT D10 wording for OpenCL.
-void check_launch_size(std::string_view kernel, std::int64_t total, std::uint64_t limit);
-/// CONTRACT D12: collectives need 256-lane groups and a count that fills them.
-void check_collective_lanes(std::string_view kernel, std::size_t group);
-void check_complete_groups(std::string_view kernel, std::int64_t total);
-
 /// RuntimeError "OpenCL: <what> failed: <code>" unless CL_SUCCESS.
 void check(cl_int code, std::string_view what);
 

@@ -6,7 +6,7 @@
 //
 // Arrays are cl_mem buffers, not pointers, so an array's address() is a unique, 4 KiB-aligned
 // token from a private address range (disjoint byte ranges per buffer, as the aliasing and
-// alignment checks expect); execute() maps each token back to its buffer.
+// alignment checks expect). Launches bind the ClBuffer itself (LaunchArgs::buffers).
 //
 // Wrapped host memory (wrap_ptr) stays the storage: host reads and writes go straight to it,
 // and a launch that binds it copies it into a private device buffer first and back after,
@@ -20,10 +20,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
-#include <unordered_map>
 
 #include "runtime/backend.hpp"
+#include "runtime/gpu/launch_rules.hpp"
 #include "runtime/opencl/device.hpp"
 #include "runtime/opencl/queue.hpp"
 #include "runtime/opencl/reduce.hpp"
@@ -31,6 +30,23 @@
 namespace tack::runtime::opencl {
 
 const BackendEntry& backend_entry();
+
+class OpenClBackend;
+
+/// A cl_mem with a token address. Ordinary arrays are device-only, so reads and writes queue;
+/// wrapped memory (host_ptr()) is read and written in place.
+class ClBuffer final : public Buffer {
+  public:
+    ClBuffer(std::shared_ptr<OpenClBackend> backend, cl_mem mem, std::size_t nbytes, void* host);
+    ~ClBuffer() override;
+    void write(std::size_t offset, const void* src, std::size_t n) override;
+    void read(std::size_t offset, void* dst, std::size_t n) const override;
+    cl_mem mem() const { return mem_; }
+
+  private:
+    OpenClBackend& cl() const;
+    cl_mem mem_;
+};
 
 class OpenClBackend final : public Backend {
   public:
@@ -47,14 +63,17 @@ class OpenClBackend final : public Backend {
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
     bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
                     std::size_t count) override;
+    bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
 
     // variant.cpp
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
                                                  const VariantOptions& options) override;
+    /// Launches bind buffers (dispatch); a bare slot launch is an internal error.
     void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
+    /// The launch, then DECISIONS G7's result evaluated on the host (result.hpp).
+    void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override { queue_.synchronize(); }
-    /// DECISIONS G7: evaluated on the host after the launch (result.hpp).
-    void evaluate_result(const Variant& variant, const std::uint64_t* slots, void* out) override;
+    std::unique_ptr<QueueMark> mark_queue() override { return queue_.mark(); }
 
     std::optional<std::string> cache_target() const override {
         return opencl::cache_target(device_);
@@ -87,29 +106,20 @@ class OpenClBackend final : public Backend {
     const DeviceDesc& device() const { return device_; }
     Queue& queue() { return queue_; }
 
-    // Buffers register their token here (buffer.cpp).
-    /// `host`: the wrapped memory, or nullptr for an ordinary array.
-    std::uint64_t register_buffer(cl_mem mem, std::size_t nbytes, void* host);
-    void forget_buffer(std::uint64_t address);
+    const gpu::Geometry& geometry() const { return geometry_; }
+    /// A fresh token range of `nbytes` (ClBuffer's address()).
+    std::uint64_t next_token(std::size_t nbytes);
 
   private:
-    struct Bound {
-        cl_mem mem = nullptr;
-        void* host = nullptr;  // wrapped memory: copied in and out around each launch
-        std::size_t nbytes = 0;
-    };
-    Bound lookup(std::uint64_t address) const;
+    void launch(const Variant& variant, const LaunchArgs& args);
     Reducer& reducer();
 
     const ClApi& api_;
     DeviceDesc device_;
     Queue queue_;
-    std::size_t group_ = 256;
-    std::uint64_t launch_limit_ = 0;
+    gpu::Geometry geometry_;
     bool workgroups_ = false;
-    mutable std::shared_mutex buffers_mutex_;
-    std::unordered_map<std::uint64_t, Bound> buffers_;
-    std::uint64_t next_address_ = std::uint64_t(1) << 44;
+    std::atomic<std::uint64_t> next_address_ = std::uint64_t(1) << 44;
     std::atomic<std::size_t> built_ = 0, loaded_ = 0;
     std::once_flag reducer_once_;
     std::unique_ptr<Reducer> reducer_;  // declared after queue_: released before its context

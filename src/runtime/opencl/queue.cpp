@@ -113,3 +113,38 @@ void Queue::synchronize() {
 }
 
 }  // namespace tack::runtime::opencl
+
+namespace tack::runtime::opencl {
+
+namespace {
+
+/// clEnqueueMarkerWithWaitList's event: complete once everything queued before it has run.
+class ClMark final : public QueueMark {
+  public:
+    ClMark(const ClApi& api, cl_event event) : api_(api), event_(event) {}
+    ~ClMark() override { api_.clReleaseEvent(event_); }
+    void wait() override {
+        cl_int r = api_.clWaitForEvents(1, &event_);
+        cl_int status = 0;
+        api_.clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                            nullptr);
+        check(r != CL_SUCCESS ? r : (status < 0 ? status : CL_SUCCESS),
+              "a queued command (clWaitForEvents)");
+    }
+
+  private:
+    const ClApi& api_;
+    cl_event event_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueueMark> Queue::mark() {
+    cl_event event = nullptr;
+    std::lock_guard guard(mutex_);
+    check(api_.clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &event),
+          "clEnqueueMarkerWithWaitList");
+    return std::make_unique<ClMark>(api_, event);
+}
+
+}  // namespace tack::runtime::opencl

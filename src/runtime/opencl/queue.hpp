@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/backend.hpp"
 #include "runtime/opencl/device.hpp"
 
 namespace tack::runtime::opencl {
@@ -43,6 +44,8 @@ class Queue {
     void fill(cl_mem dst, const void* pattern, std::size_t pattern_size, std::size_t bytes);
     /// Waits for every command queued so far; throws the first failure since the last wait.
     void synchronize();
+    /// A marker event after the commands queued so far (tack.sync_async, numpy_async).
+    std::unique_ptr<QueueMark> mark();
 
   private:
     void hold(std::shared_ptr<void> memory, std::size_t bytes);

@@ -66,20 +66,17 @@ cl_kernel Reducer::kernel(ReduceOp op) {
     return k;
 }
 
-std::optional<float> Reducer::run(cl_mem mem, std::uint64_t count, ReduceOp op,
-                                  std::uint64_t max_groups) {
+std::optional<float> Reducer::run(cl_mem mem, const gpu::ReducePlan& plan, ReduceOp op) {
     cl_kernel k = nullptr;
     {
         std::lock_guard guard(mutex_);
         k = kernel(op);
     }
     if (!k) return std::nullopt;
-    std::uint64_t groups = std::clamp<std::uint64_t>((count + kGroup - 1) / kGroup, 1,
-                                                     std::max<std::uint64_t>(max_groups, 1));
-    const float identity = cf::reduction_identity(op);
     cl_int err = CL_SUCCESS;
+    float identity = plan.identity;
     cl_mem out = api_.clCreateBuffer(queue_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                     sizeof identity, const_cast<float*>(&identity), &err);
+                                     sizeof identity, &identity, &err);
     check(err, "clCreateBuffer(reduction result)");
     float result = identity;
     try {
@@ -88,14 +85,12 @@ std::optional<float> Reducer::run(cl_mem mem, std::uint64_t count, ReduceOp op,
             auto set = [&](cl_uint index, std::size_t size, const void* value) {
                 check(api_.clSetKernelArg(k, index, size, value), "clSetKernelArg(reduction)");
             };
-            const std::int64_t n = static_cast<std::int64_t>(count);
-            const std::int64_t stride = static_cast<std::int64_t>(groups * kGroup);
             set(0, sizeof(cl_mem), &mem);
             set(1, sizeof(cl_mem), &out);
-            set(2, sizeof n, &n);
-            set(3, sizeof stride, &stride);
+            set(2, sizeof plan.count, &plan.count);
+            set(3, sizeof plan.stride, &plan.stride);
             const std::size_t local = kGroup;
-            const std::size_t global = static_cast<std::size_t>(groups * kGroup);
+            const std::size_t global = static_cast<std::size_t>(plan.stride);
             check(api_.clEnqueueNDRangeKernel(queue_.queue(), k, 1, nullptr, &global, &local, 0,
                                               nullptr, nullptr),
                   "clEnqueueNDRangeKernel(reduction)");
@@ -111,25 +106,21 @@ std::optional<float> Reducer::run(cl_mem mem, std::uint64_t count, ReduceOp op,
 
 std::optional<double> OpenClBackend::reduce_f32(const Buffer& array, std::int64_t count,
                                                 ReduceOp op, std::uint64_t max_groups) {
-    // CONTRACT C15: nothing is launched or read for an empty array.
-    if (count <= 0) {
-        if (op == ReduceOp::Sum) return 0.0;
-        throw ValueError(std::string(op == ReduceOp::Min ? "min" : "max") +
-                         " reduction requires a nonempty field");
-    }
+    // The shared rules: empty arrays, the group count and the identity (CONTRACT C15, E4).
+    gpu::ReduceDecision d =
+        gpu::plan_reduction(count, static_cast<ReduceKind>(op), geometry_, max_groups);
+    if (d.empty) return 0.0;
     if (!workgroups_) return std::nullopt;  // fewer than 256 lanes per group (E4)
-    Bound b = lookup(array.address());
-    std::uint64_t n = static_cast<std::uint64_t>(count);
-    if (n * sizeof(float) > b.nbytes)
-        throw RuntimeError("OpenCL: reduction of " + std::to_string(n) +
+    const auto& b = static_cast<const ClBuffer&>(array);
+    if (static_cast<std::uint64_t>(count) * sizeof(float) > b.nbytes())
+        throw RuntimeError("OpenCL: reduction of " + std::to_string(count) +
                            " floats over a smaller buffer");
     // Wrapped memory is the storage: the device copy is refreshed before the launch.
-    if (b.host) {
+    if (b.host_ptr()) {
         std::lock_guard guard(queue_.lock());
-        queue_.enqueue_write(b.mem, b.host, b.nbytes);
+        queue_.enqueue_write(b.mem(), b.host_ptr(), b.nbytes());
     }
-    std::uint64_t cap = std::min<std::uint64_t>(max_groups, launch_limit_ / kGroup);
-    std::optional<float> r = reducer().run(b.mem, n, op, cap);
+    std::optional<float> r = reducer().run(b.mem(), d.plan, op);
     if (!r) return std::nullopt;
     return static_cast<double>(*r);
 }

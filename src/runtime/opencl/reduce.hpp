@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "codegen/cfamily/reduction.hpp"
+#include "runtime/gpu/launch_rules.hpp"
 #include "runtime/opencl/device.hpp"
 #include "runtime/opencl/queue.hpp"
 
@@ -27,11 +28,9 @@ class Reducer {
     Reducer(const Reducer&) = delete;
     Reducer& operator=(const Reducer&) = delete;
 
-    /// Reduces the first `count` (> 0) floats of `mem` over at most `max_groups` groups
-    /// (>= 1). nullopt when this device cannot run the kernel with 256-lane groups (the caller
-    /// reduces on the host).
-    std::optional<float> run(cl_mem mem, std::uint64_t count, ReduceOp op,
-                             std::uint64_t max_groups);
+    /// Runs `plan` (gpu::plan_reduction) over `mem`. nullopt when this device cannot run the
+    /// kernel with 256-lane groups (the caller reduces on the host).
+    std::optional<float> run(cl_mem mem, const gpu::ReducePlan& plan, ReduceOp op);
 
   private:
     /// The built kernel, or nullptr when it admits fewer than 256 lanes.

@@ -5,20 +5,17 @@
 #include "ir/ir.hpp"
 #include "passes/passes.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/packs.hpp"
+#include "runtime/gpu/result.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
-#include "runtime/opencl/result.hpp"
 #include "runtime/opencl/runner.hpp"
 
 namespace tack::runtime::opencl {
 
 namespace {
 
-// CONTRACT D13 before anything is compiled, then the OpenCL C source.
-codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel) {
-    std::string participation = passes::check_participation(kernel);
-    if (!participation.empty()) throw ValueError(participation);
-    return translate_compile_errors(
-        [&] { return codegen::cfamily::generate(kernel, codegen::cfamily::opencl_dialect()); });
+codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel, const gpu::Geometry& g) {
+    return gpu::generate(kernel, codegen::cfamily::opencl_dialect(), g);
 }
 
 std::string build_log(const ClApi& api, cl_program program, cl_device_id device) {
@@ -46,8 +43,8 @@ std::vector<std::uint8_t> program_binary(const ClApi& api, cl_program program) {
 
 }  // namespace
 
-/// A built program and its kernel. Scalars travel in immutable per-launch pack buffers: a
-/// queued launch keeps the values it was given, and an unchanged pack reuses the last buffer.
+/// A built program and its kernel. Scalars travel in immutable per-launch pack buffers
+/// (gpu::PackSlots): a queued launch keeps the values it was given.
 class ClVariant final : public Variant {
   public:
     ClVariant(std::shared_ptr<OpenClBackend> backend, std::string name,
@@ -60,7 +57,7 @@ class ClVariant final : public Variant {
           kernel_(kernel),
           binary_(std::move(binary)),
           group_(group),
-          last_packs_(abi_.packs.size()) {}
+          packs_(abi_.packs.size()) {}
 
     /// Keeps what `return expr` needs (DECISIONS G7); nothing for kernels without a result.
     void keep_result(const ir::Kernel& k) {
@@ -68,16 +65,10 @@ class ClVariant final : public Variant {
     }
     ~ClVariant() override {
         const ClApi& api = backend_->api();
-        for (auto& p : last_packs_)
-            if (p.mem) api.clReleaseMemObject(p.mem);
+        packs_.clear([&](cl_mem m) { api.clReleaseMemObject(m); });
         api.clReleaseKernel(kernel_);  // deferred by OpenCL past queued launches
         api.clReleaseProgram(program_);
     }
-
-    struct Pack {
-        std::vector<std::uint8_t> bytes;
-        cl_mem mem = nullptr;
-    };
 
     std::shared_ptr<OpenClBackend> backend_;  // the context outlives the program
     std::string name_;
@@ -86,7 +77,7 @@ class ClVariant final : public Variant {
     cl_kernel kernel_;
     std::vector<std::uint8_t> binary_;
     std::size_t group_;
-    mutable std::vector<Pack> last_packs_;  // guarded by the queue lock
+    mutable gpu::PackSlots<cl_mem> packs_;  // guarded by the queue lock
     std::shared_ptr<const ir::Kernel> result_kernel_;
 };
 
@@ -108,7 +99,7 @@ std::size_t kernel_group(const ClApi& api, cl_kernel k, const DeviceDesc& d,
                                  nullptr);
     std::size_t group = group_size(d);
     if (limit > 0 && limit < group) group = limit;
-    if (abi.uses_collectives) check_collective_lanes(name, group);
+    if (abi.uses_collectives) gpu::check_collective_lanes(name, group);
     return group;
 }
 
@@ -116,7 +107,7 @@ std::size_t kernel_group(const ClApi& api, cl_kernel k, const DeviceDesc& d,
 
 std::shared_ptr<const Variant> OpenClBackend::build_variant(const ir::Kernel& kernel,
                                                             const VariantOptions&) {
-    auto gen = generate(kernel);
+    auto gen = generate(kernel, geometry_);
     const char* text = gen.source.c_str();
     size_t len = gen.source.size();
     cl_int err = CL_SUCCESS;
@@ -154,7 +145,7 @@ std::shared_ptr<const Variant> OpenClBackend::load_variant(std::span<const std::
                                                            const VariantOptions&) {
     if (bytes.empty()) return nullptr;
     // The ABI is regenerated rather than stored: the emitter is deterministic and cheap.
-    auto gen = generate(kernel);
+    auto gen = generate(kernel, geometry_);
     const unsigned char* data = bytes.data();
     size_t size = bytes.size();
     cl_int status = CL_SUCCESS, err = CL_SUCCESS;
@@ -183,74 +174,74 @@ std::shared_ptr<const Variant> OpenClBackend::load_variant(std::span<const std::
     return v;
 }
 
-void OpenClBackend::execute(const Variant& variant, const std::uint64_t* slots,
-                            std::int64_t total) {
+void OpenClBackend::execute(const Variant&, const std::uint64_t*, std::int64_t) {
+    throw diag::InternalError("OpenCL launches bind buffers: call dispatch()");
+}
+
+void OpenClBackend::launch(const Variant& variant, const LaunchArgs& args) {
     const auto& v = static_cast<const ClVariant&>(variant);
-    if (total <= 0) return;
-    // Every refusal comes before anything is queued (CONTRACT D15).
-    check_launch_size(v.name_, total, launch_limit_);
     const auto& abi = v.abi_;
-    if (abi.uses_collectives) check_complete_groups(v.name_, total);
+    gpu::check_dispatch(v.name_, abi, args.total, geometry_);  // before anything is queued
     std::vector<std::vector<std::uint8_t>> packs;
     if (!abi.packs.empty())
-        packs = abi.pack_scalars(std::vector<std::uint64_t>(slots, slots + abi.params.size()));
+        packs = abi.pack_scalars(
+            std::vector<std::uint64_t>(args.slots, args.slots + abi.params.size()));
     cl_kernel k = v.kernel_;
     auto set = [&](int index, std::size_t size, const void* value) {
         check(api_.clSetKernelArg(k, static_cast<cl_uint>(index), size, value), "clSetKernelArg");
     };
-    std::vector<Bound> wrapped;
+    std::vector<const ClBuffer*> wrapped;
     {
         std::lock_guard guard(queue_.lock());
         for (std::size_t i = 0; i < abi.params.size(); ++i) {
             if (!abi.params[i].is_array) continue;
-            Bound b = lookup(slots[i]);
-            if (b.host) {
-                queue_.enqueue_write(b.mem, b.host, b.nbytes);
+            const auto* b = static_cast<const ClBuffer*>(args.buffers[i]);
+            if (b->host_ptr()) {
+                queue_.enqueue_write(b->mem(), b->host_ptr(), b->nbytes());
                 wrapped.push_back(b);
             }
-            set(abi.params[i].arg_index, sizeof(cl_mem), &b.mem);
+            cl_mem mem = b->mem();
+            set(abi.params[i].arg_index, sizeof(cl_mem), &mem);
         }
         for (std::size_t j = 0; j < packs.size(); ++j) {
-            auto& last = v.last_packs_[j];
-            if (!last.mem || last.bytes != packs[j]) {
-                // A new immutable buffer: the one a queued launch reads is never rewritten.
+            auto make = [&](const std::vector<std::uint8_t>& bytes) {
                 cl_int err = CL_SUCCESS;
-                cl_mem mem =
-                    api_.clCreateBuffer(queue_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                        packs[j].size(), packs[j].data(), &err);
+                cl_mem mem = api_.clCreateBuffer(
+                    queue_.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(),
+                    const_cast<std::uint8_t*>(bytes.data()), &err);
                 check(err, "clCreateBuffer(pack)");
-                if (last.mem) api_.clReleaseMemObject(last.mem);  // deferred past its launches
-                last.mem = mem;
-                last.bytes = std::move(packs[j]);
-            }
-            set(abi.packs[j].arg_index, sizeof(cl_mem), &last.mem);
+                return mem;
+            };
+            // Deferred by OpenCL past the launches that read it.
+            auto release = [&](cl_mem m) { api_.clReleaseMemObject(m); };
+            cl_mem mem = v.packs_.bind(j, std::move(packs[j]), make, release);
+            set(abi.packs[j].arg_index, sizeof(cl_mem), &mem);
         }
-        const std::int64_t n = total;
+        const std::int64_t n = args.total;
         set(abi.n_arg_index, sizeof n, &n);
         const std::size_t local = v.group_;
-        const std::size_t global = (static_cast<std::uint64_t>(total) + local - 1) / local * local;
+        const std::size_t global = gpu::Geometry{"", local, 0}.groups(n) * local;
         check(api_.clEnqueueNDRangeKernel(queue_.queue(), k, 1, nullptr, &global, &local, 0,
                                           nullptr, nullptr),
               "clEnqueueNDRangeKernel");
-        for (const Bound& b : wrapped)
-            queue_.enqueue_read(b.host, b.mem, b.nbytes);
+        for (const ClBuffer* b : wrapped)
+            queue_.enqueue_read(b->host_ptr(), b->mem(), b->nbytes());
     }
     // Wrapped memory belongs to another library, which may read it with no Tack call between.
     if (!wrapped.empty()) queue_.synchronize();
 }
 
-}  // namespace tack::runtime::opencl
-
-namespace tack::runtime::opencl {
-
-void OpenClBackend::evaluate_result(const Variant& variant, const std::uint64_t* slots, void* out) {
+void OpenClBackend::dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
+    if (args.total > 0) launch(variant, args);
+    if (!result) return;
     const auto& v = static_cast<const ClVariant&>(variant);
     if (!v.result_kernel_) throw RuntimeError("the compiled kernel has no result");
-    ResultInputs in{v.result_kernel_.get(), slots,
-                    [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
-                        queue_.download(dst, lookup(slots[param]).mem, offset, bytes);
-                    }};
-    opencl::evaluate_result(in, out);
+    gpu::ResultInputs in{v.result_kernel_.get(), args.slots,
+                         [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
+                             const auto* b = static_cast<const ClBuffer*>(args.buffers[param]);
+                             queue_.download(dst, b->mem(), offset, bytes);
+                         }};
+    gpu::evaluate_result(in, result);
 }
 
 }  // namespace tack::runtime::opencl

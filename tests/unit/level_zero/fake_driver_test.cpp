@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "codegen/cfamily/emitter.hpp"
+#include "driver/driver.hpp"
+#include "frontend/parser.hpp"
 #include "ir/ir.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/level_zero/module.hpp"
@@ -190,7 +192,8 @@ void run(Saxpy& s, float a, int64_t n) {
     uint32_t bits;
     std::memcpy(&bits, &a, 4);
     uint64_t slots[] = {s.x->address(), s.y->address(), bits};
-    s.b->execute(*s.v, slots, n);
+    const runtime::Buffer* buffers[] = {s.x.get(), s.y.get(), nullptr};
+    s.b->dispatch(*s.v, {slots, buffers, n}, nullptr);
 }
 
 TEST_F(LevelZeroFake, LaunchRunsTheKernelInOrder) {
@@ -264,6 +267,102 @@ TEST_F(LevelZeroFake, SmallDeviceGroupsAreUsed) {
     std::vector<float> got(100);
     s.y->read(0, got.data(), 400);
     EXPECT_EQ(got, std::vector<float>(100, 6.0f));
+}
+
+}  // namespace
+}  // namespace tack::level_zero_test
+
+namespace tack::level_zero_test {
+namespace {
+
+// Kernels from source through the compile driver, as dispatch lowers them.
+ir::Kernel from_source(const std::string& text, const char* name) {
+    auto file = std::make_shared<diag::SourceFile>("k.py", "import tack\n\n" + text);
+    auto parsed = frontend::parse_module(file);
+    auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
+    sema::ModuleEnvironment env(module);
+    const frontend::FunctionDef* fn = module->find(name);
+    driver::KernelSource src{*fn, file, env};
+    return driver::specialize(driver::lower(src, sema::parse_arg_types("f32[:]")),
+                              {{{0, 0}, 1024}});
+}
+
+// Before the shared GPU layer, Level Zero skipped D13 and D12's per-dispatch check, which only
+// OpenCL ran.
+TEST_F(LevelZeroFake, SharedLaunchRulesApply) {
+    auto b = make_backend();
+    ir::Kernel varying = from_source(R"(
+@tack.kernel
+def k(x):
+    for i in range(x.shape[0]):
+        if i % 2 == 0:
+            tack.barrier()
+)",
+                                     "k");
+    try {
+        b->load_variant(source_artifact(varying), varying, {});
+        ADD_FAILURE() << "a barrier under varying control was accepted";
+    } catch (const tack::ValueError& e) {
+        EXPECT_NE(std::string(e.what()).find("requires uniform workgroup participation"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    ir::Kernel uniform = from_source(R"(
+@tack.kernel
+def k(x):
+    for i in range(x.shape[0]):
+        tack.barrier()
+        x[i] = 1.0
+)",
+                                     "k");
+    auto v = b->load_variant(source_artifact(uniform), uniform, {});
+    ASSERT_NE(v, nullptr);
+    auto x = b->allocate_array(1024 * 4);
+    uint64_t slots[] = {x->address()};
+    const runtime::Buffer* buffers[] = {x.get()};
+    try {
+        b->dispatch(*v, {slots, buffers, 1000}, nullptr);
+        ADD_FAILURE() << "a partial workgroup was launched";
+    } catch (const tack::ValueError& e) {
+        EXPECT_NE(std::string(e.what()).find("complete 256-lane groups"), std::string::npos)
+            << e.what();
+    }
+}
+
+// Level Zero used to declare device reductions and reduce on the host; the shared plan now runs
+// the reduction kernel (here the fake's zeModuleCreate builds the OpenCL C on PoCL).
+TEST_F(LevelZeroFake, F32ReductionsRunOnTheDevice) {
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    auto b = make_backend();
+    const std::size_t n = 100000;
+    std::vector<float> v(n);
+    double want = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        v[i] = float(int(i % 2000) - 999);
+        want += v[i];
+    }
+    auto buf = b->allocate_array(n * 4);
+    buf->write(0, v.data(), n * 4);
+    const l0::ZeApi& api = fake_api();
+    int compiled = 0;
+    auto compile = [&](const std::string& source, const std::string& entry) {
+        ++compiled;
+        std::vector<uint8_t> bytes(source.begin(), source.end());
+        return l0::create_from_spirv(api, b->handles().context, b->handles().device, bytes, "",
+                                     entry, source);
+    };
+    using K = runtime::ReduceKind;
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Sum, compile), want);
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Max, compile), 1000.0);
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Min, compile), -999.0);
+    EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Sum, compile), want);
+    EXPECT_EQ(compiled, 3) << "one module per operation, built once";
+    EXPECT_EQ(b->reduce_f32(*buf, 0, K::Sum, compile), 0.0);
+    EXPECT_THROW(b->reduce_f32(*buf, 0, K::Min, compile), tack::ValueError);
+    EXPECT_EQ(b->reduce_array(*buf, DType::i32, 4, K::Sum), std::nullopt) << "f32 only (E4)";
 }
 
 }  // namespace

@@ -37,37 +37,6 @@ TEST(OpenClRules, GroupSizeAndLaunchLimit) {
     EXPECT_EQ(launch_limit(desc(false, false, 256, 64)), (std::uint64_t(1) << 63) - 256);
 }
 
-TEST(OpenClRules, ContractMessages) {
-    try {
-        check_complete_groups("k", 1000);
-        FAIL();
-    } catch (const ValueError& e) {
-        EXPECT_STREQ(e.what(),
-                     "Kernel 'k': workgroup collectives require complete 256-lane groups; "
-                     "iteration count 1000 would create a partial workgroup.");
-    }
-    EXPECT_NO_THROW(check_complete_groups("k", 512));
-    EXPECT_NO_THROW(check_complete_groups("k", 0));
-    EXPECT_NO_THROW(check_complete_groups("k", -3));
-    try {
-        check_collective_lanes("k", 128);
-        FAIL();
-    } catch (const ValueError& e) {
-        EXPECT_STREQ(e.what(),
-                     "Kernel 'k': workgroup collectives require 256 lanes; this device selects "
-                     "128.");
-    }
-    try {
-        check_launch_size("k", 5000, 4096);
-        FAIL();
-    } catch (const ValueError& e) {
-        EXPECT_STREQ(e.what(),
-                     "Kernel 'k': 5000 iterations exceed the 4096 that one OpenCL launch can "
-                     "index; split the work across several launches.");
-    }
-    EXPECT_NO_THROW(check_launch_size("k", 4096, 4096));
-}
-
 TEST(OpenClRules, DeviceChoice) {
     ::unsetenv("TACK_OPENCL_DEVICE");
     DeviceChoice c = choose_device({});

@@ -239,6 +239,33 @@ TEST(Tackc, InspectGpuSourceIsShapeSpecialized) {
     EXPECT_TRUE(has(r91.out, "91")) << r91.out;
 }
 
+std::size_t count(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
+    return n;
+}
+
+// The driver's order is dispatch's: lower, specialize, then one optimize (before the driver,
+// tackc optimized, specialized and optimized again).
+TEST(Tackc, PrintAfterAllShowsDispatchOrder) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    std::string base = "inspect " + file + " scale_by_len --args 'f32[:],f32[:]' --mode source";
+    for (const Result& r :
+         {tackc(base + " --print-after-all"), tackc(base, "TACK_PRINT_AFTER_ALL=1")}) {
+        EXPECT_EQ(r.status, 0) << r.out;
+        auto lower = r.out.find("// IR after lower\n");
+        auto spec = r.out.find("// IR after specialize_shapes\n");
+        auto dce = r.out.find("// IR after dead_code\n");
+        ASSERT_NE(lower, std::string::npos) << r.out;
+        EXPECT_LT(lower, spec) << r.out;
+        EXPECT_LT(spec, dce) << r.out;
+        EXPECT_EQ(count(r.out, "// IR after dead_code"), 1u) << r.out;
+    }
+    EXPECT_FALSE(has(tackc(base).out, "// IR after")) << "dumps only when asked";
+}
+
 TEST(Tackc, InspectOptimizedIsCpuOnly) {
     TempDir dir;
     std::string file = dir.write("k.py", kKernels);

@@ -1,11 +1,11 @@
-#include "runtime/opencl/result.hpp"
+#include "runtime/gpu/result.hpp"
 
 #include <cmath>
 #include <cstring>
 
 #include "diag/diagnostic.hpp"
 
-namespace tack::runtime::opencl {
+namespace tack::runtime::gpu {
 
 namespace {
 
@@ -157,4 +157,4 @@ void evaluate_result(const ResultInputs& in, void* out) {
     std::memcpy(out, &bits, 8);
 }
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::runtime::gpu

@@ -1,8 +1,8 @@
 #pragma once
-// DECISIONS G7 on OpenCL: a kernel's `return expr` evaluated on the host after its launch, with
-// the IR's own scalar semantics (ir/eval.hpp); loads read single elements back from the device
-// (a wait, as every host read is), and the math builtins eval.hpp declines call the host's libm
-// in the result's precision.
+// DECISIONS G7 on every GPU backend: a kernel's `return expr` evaluated on the host after its
+// launch, with the IR's own scalar semantics (ir/eval.hpp); loads read single elements back from
+// the device (a wait, as every host read is), and the math builtins eval.hpp declines call the
+// host's libm in the result's precision.
 
 #include <cstdint>
 #include <functional>
@@ -10,7 +10,7 @@
 #include "ir/eval.hpp"
 #include "ir/ir.hpp"
 
-namespace tack::runtime::opencl {
+namespace tack::runtime::gpu {
 
 struct ResultInputs {
     const ir::Kernel* kernel = nullptr;
@@ -22,4 +22,4 @@ struct ResultInputs {
 /// Evaluates kernel->result into `out` (8 bytes: integer bits, f32 bits in the low 4 bytes).
 void evaluate_result(const ResultInputs& in, void* out);
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::runtime::gpu

@@ -1,0 +1,181 @@
+#pragma once
+// The CUDA driver API and NVRTC, loaded at run time with dlopen (libcuda.so.1, libnvrtc.so) from
+// one list of signatures each (STYLE habit 5): the build needs no CUDA SDK, and a machine
+// without a driver gets an explanation from tack.device("cuda") instead of a link error.
+//
+// The names are the ABI symbols cuda.h maps its macros to (cuMemAlloc -> cuMemAlloc_v2, ...),
+// the legacy-default-stream variants: every call Tack makes names its own stream.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/gpu/loader.hpp"
+
+namespace tack::runtime::cuda {
+
+// The few CUDA types and constants Tack uses (values from cuda.h, CUDA 13.0).
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = std::uint64_t;
+using CUcontext = struct CUctx_st*;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
+using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
+using CUmemoryPool = struct CUmemPoolHandle_st*;
+using CUmemGenericAllocationHandle = std::uint64_t;
+
+inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
+inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
+inline constexpr int CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
+inline constexpr int CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
+inline constexpr int CU_POINTER_ATTRIBUTE_IS_MANAGED = 8;
+inline constexpr unsigned CU_MEMORYTYPE_HOST = 1;
+inline constexpr unsigned CU_MEMORYTYPE_DEVICE = 2;
+inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+inline constexpr unsigned CU_EVENT_BLOCKING_SYNC = 1;
+inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+
+// name, return type, parameter list
+#define TACK_CU_FUNCTIONS(X)                                                                       \
+    X(cuInit, CUresult, (unsigned))                                                                \
+    X(cuDriverGetVersion, CUresult, (int*))                                                        \
+    X(cuGetErrorName, CUresult, (CUresult, const char**))                                          \
+    X(cuDeviceGet, CUresult, (CUdevice*, int))                                                     \
+    X(cuDeviceGetName, CUresult, (char*, int, CUdevice))                                           \
+    X(cuDeviceGetAttribute, CUresult, (int*, int, CUdevice))                                       \
+    X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext*, CUdevice))                                  \
+    X(cuDevicePrimaryCtxRelease_v2, CUresult, (CUdevice))                                          \
+    X(cuCtxGetCurrent, CUresult, (CUcontext*))                                                     \
+    X(cuCtxSetCurrent, CUresult, (CUcontext))                                                      \
+    X(cuCtxGetDevice, CUresult, (CUdevice*))                                                       \
+    X(cuCtxPushCurrent_v2, CUresult, (CUcontext))                                                  \
+    X(cuCtxPopCurrent_v2, CUresult, (CUcontext*))                                                  \
+    X(cuStreamCreate, CUresult, (CUstream*, unsigned))                                             \
+    X(cuStreamSynchronize, CUresult, (CUstream))                                                   \
+    X(cuEventCreate, CUresult, (CUevent*, unsigned))                                               \
+    X(cuEventRecord, CUresult, (CUevent, CUstream))                                                \
+    X(cuEventSynchronize, CUresult, (CUevent))                                                     \
+    X(cuEventDestroy_v2, CUresult, (CUevent))                                                      \
+    X(cuMemAlloc_v2, CUresult, (CUdeviceptr*, std::size_t))                                        \
+    X(cuMemFree_v2, CUresult, (CUdeviceptr))                                                       \
+    X(cuMemcpyHtoDAsync_v2, CUresult, (CUdeviceptr, const void*, std::size_t, CUstream))           \
+    X(cuMemcpyDtoHAsync_v2, CUresult, (void*, CUdeviceptr, std::size_t, CUstream))                 \
+    X(cuMemcpyDtoDAsync_v2, CUresult, (CUdeviceptr, CUdeviceptr, std::size_t, CUstream))           \
+    X(cuMemsetD8Async, CUresult, (CUdeviceptr, unsigned char, std::size_t, CUstream))              \
+    X(cuMemsetD16Async, CUresult, (CUdeviceptr, unsigned short, std::size_t, CUstream))            \
+    X(cuMemsetD32Async, CUresult, (CUdeviceptr, unsigned, std::size_t, CUstream))                  \
+    X(cuPointerGetAttribute, CUresult, (void*, int, CUdeviceptr))                                  \
+    X(cuModuleLoadData, CUresult, (CUmodule*, const void*))                                        \
+    X(cuModuleGetFunction, CUresult, (CUfunction*, CUmodule, const char*))                         \
+    X(cuModuleUnload, CUresult, (CUmodule))                                                        \
+    X(cuLaunchKernel, CUresult,                                                                    \
+      (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, \
+       void**, void**))
+
+/// The virtual memory management API's allocation properties (cuda.h CUmemAllocationProp).
+struct CuMemAllocationProp {
+    int type = 1;                    // CU_MEM_ALLOCATION_TYPE_PINNED
+    int requested_handle_types = 1;  // CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+    int location_type = 1;           // CU_MEM_LOCATION_TYPE_DEVICE
+    int location_id = 0;             // the device ordinal
+    void* win32_metadata = nullptr;
+    unsigned char compression = 0, rdma = 0;
+    unsigned short usage = 0;
+    unsigned char reserved[4] = {};
+};
+struct CuMemAccessDesc {
+    int location_type = 1;  // CU_MEM_LOCATION_TYPE_DEVICE
+    int location_id = 0;
+    int flags = 3;  // CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+};
+static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12);
+
+// Stream-ordered allocation (CUDA 11.2); a device without memory pools uses cuMemAlloc. The
+// virtual memory management API (export_memory, CUDA 10.2).
+#define TACK_CU_OPTIONAL_FUNCTIONS(X)                                                            \
+    X(cuMemAllocAsync, CUresult, (CUdeviceptr*, std::size_t, CUstream))                          \
+    X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                                         \
+    X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool*, CUdevice))                            \
+    X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool, int, void*))                               \
+    X(cuMemGetAllocationGranularity, CUresult, (std::size_t*, const CuMemAllocationProp*, int))  \
+    X(cuMemCreate, CUresult,                                                                     \
+      (CUmemGenericAllocationHandle*, std::size_t, const CuMemAllocationProp*,                   \
+       unsigned long long))                                                                      \
+    X(cuMemAddressReserve, CUresult,                                                             \
+      (CUdeviceptr*, std::size_t, std::size_t, CUdeviceptr, unsigned long long))                 \
+    X(cuMemMap, CUresult,                                                                        \
+      (CUdeviceptr, std::size_t, std::size_t, CUmemGenericAllocationHandle, unsigned long long)) \
+    X(cuMemSetAccess, CUresult, (CUdeviceptr, std::size_t, const CuMemAccessDesc*, std::size_t)) \
+    X(cuMemExportToShareableHandle, CUresult,                                                    \
+      (void*, CUmemGenericAllocationHandle, int, unsigned long long))                            \
+    X(cuMemUnmap, CUresult, (CUdeviceptr, std::size_t))                                          \
+    X(cuMemAddressFree, CUresult, (CUdeviceptr, std::size_t))                                    \
+    X(cuMemRelease, CUresult, (CUmemGenericAllocationHandle))                                    \
+    X(cuDeviceGetUuid_v2, CUresult, (unsigned char*, CUdevice))
+
+struct CuApi {
+    TACK_GPU_POINTERS(TACK_CU_FUNCTIONS)
+    TACK_GPU_POINTERS(TACK_CU_OPTIONAL_FUNCTIONS)
+    std::string library;
+
+    static constexpr const char* kSonames[] = {"libcuda.so.1", "libcuda.so"};
+    static std::string missing(const std::string& tried) {
+        return "the CUDA driver libcuda.so.1 was not found (" + tried +
+               "); install the NVIDIA driver, or run where a GPU is visible";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return library + " lacks " + symbol + " (the driver is older than CUDA 11.2)";
+    }
+    void symbols(std::vector<gpu::Symbol>& out) {
+        TACK_CU_FUNCTIONS(TACK_GPU_REQUIRED)
+        TACK_CU_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
+    }
+};
+
+using nvrtcResult = int;
+using nvrtcProgram = struct _nvrtcProgram*;
+
+#define TACK_NVRTC_FUNCTIONS(X)                                                               \
+    X(nvrtcVersion, nvrtcResult, (int*, int*))                                                \
+    X(nvrtcGetErrorString, const char*, (nvrtcResult))                                        \
+    X(nvrtcCreateProgram, nvrtcResult,                                                        \
+      (nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*)) \
+    X(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char* const*))              \
+    X(nvrtcGetProgramLogSize, nvrtcResult, (nvrtcProgram, std::size_t*))                      \
+    X(nvrtcGetProgramLog, nvrtcResult, (nvrtcProgram, char*))                                 \
+    X(nvrtcGetPTXSize, nvrtcResult, (nvrtcProgram, std::size_t*))                             \
+    X(nvrtcGetPTX, nvrtcResult, (nvrtcProgram, char*))                                        \
+    X(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram*))
+
+struct NvrtcApi {
+    TACK_GPU_POINTERS(TACK_NVRTC_FUNCTIONS)
+    std::string library;
+
+    static constexpr const char* kSonames[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                                               "/usr/local/cuda/lib64/libnvrtc.so"};
+    static std::string missing(const std::string& tried) {
+        return "NVRTC (libnvrtc.so) was not found (" + tried +
+               "); install the CUDA toolkit's NVRTC (cuda-nvrtc)";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return library + " lacks " + symbol;
+    }
+    void symbols(std::vector<gpu::Symbol>& out) { TACK_NVRTC_FUNCTIONS(TACK_GPU_REQUIRED) }
+};
+
+/// The loaded APIs, or nullptr with `*why` set.
+const CuApi* cu_api(std::string* why);
+const NvrtcApi* nvrtc_api(std::string* why);
+
+/// "CUDA_ERROR_INVALID_CONTEXT (201)".
+std::string cu_error_name(const CuApi& api, CUresult r);
+/// RuntimeError "CUDA: <what> failed: <name>" unless CUDA_SUCCESS.
+void check(const CuApi& api, CUresult r, const char* what);
+
+}  // namespace tack::runtime::cuda

@@ -1,0 +1,90 @@
+// CONTRACT C24 / E7 on CUDA: export_memory() copies the array once, after the launches queued
+// before it, into memory made with the virtual memory management API (cuMemCreate, mapped with
+// cuMemMap) and exports that allocation as a POSIX file descriptor that another API or process
+// imports (Vulkan, another CUDA context). The allocation size is rounded to the granularity.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "runtime/cuda/cuda_backend.hpp"
+#include "runtime/errors.hpp"
+
+namespace tack::runtime::cuda {
+
+namespace {
+
+constexpr int kPosixFd = 1;  // CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+
+std::string uuid_text(const CuApi& api, CUdevice d) {
+    unsigned char id[16] = {};
+    if (api.cuDeviceGetUuid_v2) api.cuDeviceGetUuid_v2(id, d);
+    char hex[33] = {};
+    for (int i = 0; i < 16; ++i)
+        std::snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    return hex;
+}
+
+/// One mapped VMM allocation; unmapped, released and its exported fd closed with the last
+/// reference (the exporting side closes the fd it exported).
+struct VmmAllocation {
+    std::shared_ptr<CudaBackend> backend;
+    CUmemGenericAllocationHandle handle = 0;
+    CUdeviceptr ptr = 0;
+    std::size_t size = 0;
+    int fd = -1;
+    ~VmmAllocation() {
+        const CuApi& api = backend->api();
+        ContextScope scope(api, backend->context(), /*quiet=*/true);
+        if (fd >= 0) ::close(fd);
+        if (ptr) {
+            api.cuMemUnmap(ptr, size);
+            api.cuMemAddressFree(ptr, size);
+        }
+        if (handle) api.cuMemRelease(handle);
+    }
+};
+
+}  // namespace
+
+std::optional<ExportedMemory> CudaBackend::export_memory(const Buffer& buffer) {
+    if (!api_.cuMemCreate || !api_.cuMemMap || !api_.cuMemExportToShareableHandle)
+        throw RuntimeError("CUDA: this driver lacks the virtual memory management API");
+    synchronize();  // the snapshot holds what the launches queued so far wrote
+    ContextScope scope(api_, context());
+    CuMemAllocationProp prop;
+    prop.location_id = device_;
+    std::size_t granularity = 0;
+    check(api_, api_.cuMemGetAllocationGranularity(&granularity, &prop, 0),
+          "cuMemGetAllocationGranularity");
+    std::size_t n = buffer.nbytes() ? buffer.nbytes() : 1;
+    auto vmm = std::make_shared<VmmAllocation>();
+    vmm->backend = std::static_pointer_cast<CudaBackend>(shared_from_this());
+    vmm->size = (n + granularity - 1) / granularity * granularity;
+    check(api_, api_.cuMemCreate(&vmm->handle, vmm->size, &prop, 0), "cuMemCreate");
+    check(api_, api_.cuMemAddressReserve(&vmm->ptr, vmm->size, 0, 0, 0), "cuMemAddressReserve");
+    if (CUresult r = api_.cuMemMap(vmm->ptr, vmm->size, 0, vmm->handle, 0)) {
+        api_.cuMemAddressFree(vmm->ptr, vmm->size);
+        vmm->ptr = 0;
+        check(api_, r, "cuMemMap");
+    }
+    CuMemAccessDesc access;
+    access.location_id = device_;
+    check(api_, api_.cuMemSetAccess(vmm->ptr, vmm->size, &access, 1), "cuMemSetAccess");
+    if (buffer.nbytes())
+        check(api_, api_.cuMemcpyDtoDAsync_v2(vmm->ptr, buffer.address(), buffer.nbytes(), stream_),
+              "cuMemcpyDtoDAsync");
+    synchronize();
+    check(api_, api_.cuMemExportToShareableHandle(&vmm->fd, vmm->handle, kPosixFd, 0),
+          "cuMemExportToShareableHandle");
+    ExportedMemory out;
+    out.backend = "cuda";
+    out.size = buffer.nbytes();
+    out.allocation_size = vmm->size;
+    out.handle = vmm->fd;
+    out.handle_type = "posix_fd";
+    out.device_uuid = uuid_text(api_, device_);
+    out.keep = std::move(vmm);
+    return out;
+}
+
+}  // namespace tack::runtime::cuda

@@ -1,0 +1,27 @@
+#include "runtime/gpu/loader.hpp"
+
+#include <dlfcn.h>
+
+namespace tack::runtime::gpu {
+
+void* open_library(std::span<const char* const> sonames, std::span<const Symbol> symbols,
+                   std::string* loaded, std::string* tried, std::string* lacking) {
+    void* lib = nullptr;
+    for (const char* name : sonames) {
+        lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (lib) {
+            *loaded = name;
+            break;
+        }
+        const char* e = dlerror();
+        *tried += std::string(tried->empty() ? "" : "; ") + (e ? e : name);
+    }
+    if (!lib) return nullptr;
+    for (const Symbol& s : symbols) {
+        *s.slot = dlsym(lib, s.name);
+        if (!*s.slot && s.required && lacking->empty()) *lacking = s.name;
+    }
+    return lib;
+}
+
+}  // namespace tack::runtime::gpu

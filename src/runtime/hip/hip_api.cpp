@@ -1,0 +1,64 @@
+#include "runtime/hip/hip_api.hpp"
+
+#include "codegen/cfamily/dialect.hpp"
+#include "runtime/errors.hpp"
+
+namespace tack::runtime::hip {
+
+const HipApi* hip_api(std::string* why) {
+    return gpu::load_api<HipApi>(why);
+}
+
+const HiprtcApi* hiprtc_api(std::string* why) {
+    return gpu::load_api<HiprtcApi>(why);
+}
+
+std::string hip_error_name(const HipApi& api, hipError_t r) {
+    const char* name = api.hipGetErrorName(r);
+    return std::string(name ? name : "HIP error") + " (" + std::to_string(r) + ")";
+}
+
+void check(const HipApi& api, hipError_t r, const char* what) {
+    if (r != hipSuccess)
+        throw RuntimeError("HIP: " + std::string(what) + " failed: " + hip_error_name(api, r));
+}
+
+std::vector<std::string> hiprtc_options() {
+    // One option, the dialect's: see docs/decisions.md ("HIP contracts with -ffp-contract=on").
+    return {std::string(codegen::cfamily::hip_dialect().compile_options)};
+}
+
+std::vector<std::uint8_t> compile_code_object(const std::string& source, const std::string& kernel,
+                                              const std::vector<std::string>& extra) {
+    std::string why;
+    const HiprtcApi* api = hiprtc_api(&why);
+    if (!api) throw RuntimeError("HIP: cannot compile kernels: " + why);
+    std::vector<std::string> options = hiprtc_options();
+    options.insert(options.end(), extra.begin(), extra.end());
+    std::vector<const char*> argv;
+    for (const auto& o : options)
+        argv.push_back(o.c_str());
+    hiprtcProgram prog = nullptr;
+    std::string name = kernel + ".hip";
+    if (int r = api->hiprtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr))
+        throw RuntimeError("Kernel '" + kernel +
+                           "': hiprtcCreateProgram failed: " + api->hiprtcGetErrorString(r));
+    int rc = api->hiprtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+    std::vector<std::uint8_t> code;
+    std::string log;
+    std::size_t n = 0;
+    if (rc == 0 && api->hiprtcGetCodeSize(prog, &n) == 0 && n > 0) {
+        code.resize(n);
+        api->hiprtcGetCode(prog, reinterpret_cast<char*>(code.data()));
+    } else if (api->hiprtcGetProgramLogSize(prog, &n) == 0 && n > 0) {
+        log.assign(n, '\0');
+        api->hiprtcGetProgramLog(prog, log.data());
+    }
+    api->hiprtcDestroyProgram(&prog);
+    if (rc != 0)
+        throw RuntimeError("Kernel '" + kernel + "': hipRTC failed: " +
+                           api->hiprtcGetErrorString(rc) + "\n" + log + "\nsource:\n" + source);
+    return code;
+}
+
+}  // namespace tack::runtime::hip

@@ -1,0 +1,139 @@
+#pragma once
+// The HIP runtime and hipRTC, loaded at run time with dlopen (libamdhip64.so, which carries
+// hipRTC up to ROCm 5; libhiprtc.so from ROCm 6) from one list of signatures each (STYLE habit
+// 5): the build needs no ROCm, and a machine without it gets an explanation.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/gpu/loader.hpp"
+
+namespace tack::runtime::hip {
+
+using hipError_t = int;
+using hipDevice_t = int;
+using hipDeviceptr_t = void*;
+using hipStream_t = struct ihipStream_t*;
+using hipEvent_t = struct ihipEvent_t*;
+using hipModule_t = struct ihipModule_t*;
+using hipFunction_t = struct ihipModuleSymbol_t*;
+using hipMemPool_t = struct ihipMemPoolHandle_t*;
+
+inline constexpr hipError_t hipSuccess = 0;
+// hipDeviceAttribute_t values (hip_runtime_api.h, ROCm 5.2; the enum is append-only).
+inline constexpr int hipDeviceAttributeMaxGridDimX = 29;
+inline constexpr int hipDeviceAttributeMaxTexture3DWidth = 49;
+inline constexpr int hipDeviceAttributeMaxTexture3DHeight = 50;
+inline constexpr int hipDeviceAttributeMaxTexture3DDepth = 51;
+inline constexpr int hipDeviceAttributeMemoryPoolsSupported = 88;
+inline constexpr int hipDeviceAttributeImageSupport = 10014;
+inline constexpr int hipMemPoolAttrReleaseThreshold = 4;
+inline constexpr unsigned hipEventBlockingSync = 1;
+inline constexpr unsigned hipEventDisableTiming = 2;
+
+#define TACK_HIP_FUNCTIONS(X)                                                                     \
+    X(hipInit, hipError_t, (unsigned))                                                            \
+    X(hipGetErrorName, const char*, (hipError_t))                                                 \
+    X(hipRuntimeGetVersion, hipError_t, (int*))                                                   \
+    X(hipGetDevice, hipError_t, (hipDevice_t*))                                                   \
+    X(hipSetDevice, hipError_t, (hipDevice_t))                                                    \
+    X(hipDeviceGetName, hipError_t, (char*, int, hipDevice_t))                                    \
+    X(hipDeviceGetAttribute, hipError_t, (int*, int, hipDevice_t))                                \
+    X(hipMemGetInfo, hipError_t, (std::size_t*, std::size_t*))                                    \
+    X(hipStreamCreate, hipError_t, (hipStream_t*))                                                \
+    X(hipEventCreateWithFlags, hipError_t, (hipEvent_t*, unsigned))                               \
+    X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t))                                      \
+    X(hipEventSynchronize, hipError_t, (hipEvent_t))                                              \
+    X(hipEventDestroy, hipError_t, (hipEvent_t))                                                  \
+    X(hipMalloc, hipError_t, (void**, std::size_t))                                               \
+    X(hipFree, hipError_t, (void*))                                                               \
+    X(hipMemcpyHtoDAsync, hipError_t, (hipDeviceptr_t, void*, std::size_t, hipStream_t))          \
+    X(hipMemcpyDtoHAsync, hipError_t, (void*, hipDeviceptr_t, std::size_t, hipStream_t))          \
+    X(hipMemcpyDtoDAsync, hipError_t, (hipDeviceptr_t, hipDeviceptr_t, std::size_t, hipStream_t)) \
+    X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t, unsigned char, std::size_t, hipStream_t))    \
+    X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t, unsigned short, std::size_t, hipStream_t))  \
+    X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t, int, std::size_t, hipStream_t))             \
+    X(hipModuleLoadData, hipError_t, (hipModule_t*, const void*))                                 \
+    X(hipModuleGetFunction, hipError_t, (hipFunction_t*, hipModule_t, const char*))               \
+    X(hipModuleUnload, hipError_t, (hipModule_t))                                                 \
+    X(hipModuleLaunchKernel, hipError_t,                                                          \
+      (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,       \
+       hipStream_t, void**, void**))
+
+// TACK_HIP_ALLOCATOR=pool (ROCm 5.1+).
+#define TACK_HIP_OPTIONAL_FUNCTIONS(X)                                \
+    X(hipMallocAsync, hipError_t, (void**, std::size_t, hipStream_t)) \
+    X(hipFreeAsync, hipError_t, (void*, hipStream_t))                 \
+    X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t*, int))   \
+    X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t, int, void*))
+
+struct HipApi {
+    TACK_GPU_POINTERS(TACK_HIP_FUNCTIONS)
+    TACK_GPU_POINTERS(TACK_HIP_OPTIONAL_FUNCTIONS)
+    std::string library;
+
+    static constexpr const char* kSonames[] = {"libamdhip64.so", "libamdhip64.so.7",
+                                               "libamdhip64.so.6", "libamdhip64.so.5",
+                                               "/opt/rocm/lib/libamdhip64.so"};
+    static std::string missing(const std::string& tried) {
+        return "the HIP runtime libamdhip64.so was not found (" + tried + "); install ROCm";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return library + " lacks " + symbol;
+    }
+    void symbols(std::vector<gpu::Symbol>& out) {
+        TACK_HIP_FUNCTIONS(TACK_GPU_REQUIRED)
+        TACK_HIP_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
+    }
+};
+
+using hiprtcResult = int;
+using hiprtcProgram = struct _hiprtcProgram*;
+
+#define TACK_HIPRTC_FUNCTIONS(X)                                                   \
+    X(hiprtcVersion, hiprtcResult, (int*, int*))                                   \
+    X(hiprtcGetErrorString, const char*, (hiprtcResult))                           \
+    X(hiprtcCreateProgram, hiprtcResult,                                           \
+      (hiprtcProgram*, const char*, const char*, int, const char**, const char**)) \
+    X(hiprtcCompileProgram, hiprtcResult, (hiprtcProgram, int, const char**))      \
+    X(hiprtcGetProgramLogSize, hiprtcResult, (hiprtcProgram, std::size_t*))        \
+    X(hiprtcGetProgramLog, hiprtcResult, (hiprtcProgram, char*))                   \
+    X(hiprtcGetCodeSize, hiprtcResult, (hiprtcProgram, std::size_t*))              \
+    X(hiprtcGetCode, hiprtcResult, (hiprtcProgram, char*))                         \
+    X(hiprtcDestroyProgram, hiprtcResult, (hiprtcProgram*))
+
+struct HiprtcApi {
+    TACK_GPU_POINTERS(TACK_HIPRTC_FUNCTIONS)
+    std::string library;
+
+    // ROCm 6 moved hipRTC out of libamdhip64 into its own library.
+    static constexpr const char* kSonames[] = {"libhiprtc.so",     "libhiprtc.so.7",
+                                               "libhiprtc.so.6",   "libamdhip64.so",
+                                               "libamdhip64.so.5", "/opt/rocm/lib/libhiprtc.so"};
+    static std::string missing(const std::string& tried) {
+        return "hipRTC (libhiprtc.so / libamdhip64.so) was not found (" + tried +
+               "); install ROCm's hiprtc";
+    }
+    static std::string lacks(const std::string& library, const std::string& symbol) {
+        return library + " lacks " + symbol;
+    }
+    void symbols(std::vector<gpu::Symbol>& out) { TACK_HIPRTC_FUNCTIONS(TACK_GPU_REQUIRED) }
+};
+
+const HipApi* hip_api(std::string* why);
+const HiprtcApi* hiprtc_api(std::string* why);
+/// RuntimeError "HIP: <what> failed: <name> (<code>)" unless hipSuccess.
+void check(const HipApi& api, hipError_t r, const char* what);
+std::string hip_error_name(const HipApi& api, hipError_t r);
+
+/// Code object for `source`: hipRTC with -ffp-contract=on (docs/decisions.md) plus `options`
+/// (tests pass --offload-arch=gfx90a; the backend none: hipRTC targets the current device).
+/// RuntimeError with the log and source on failure.
+std::vector<std::uint8_t> compile_code_object(const std::string& source, const std::string& kernel,
+                                              const std::vector<std::string>& options = {});
+/// hipRTC's options, as the disk cache's target names them.
+std::vector<std::string> hiprtc_options();
+
+}  // namespace tack::runtime::hip

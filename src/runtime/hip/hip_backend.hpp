@@ -1,0 +1,121 @@
+#pragma once
+// The HIP backend (seed "HIP"): HIP C from the C-family emitter (the CUDA table with three
+// overrides), a code object from hipRTC with -ffp-contract=on, loaded with hipModuleLoadData.
+//
+// Device: hipGetDevice() at construction; HIP manages the context. Every call Tack makes runs
+// with that device current on the calling thread (DeviceScope), so another thread may dispatch.
+// Queue (DECISIONS G9): one blocking stream per device, made on first use and shared by every
+// backend on it (ordered with the null stream). Waits record a blocking-sync event after the
+// queued work and wait on it, never hipStreamSynchronize: ROCm 7.1's stream synchronize holds
+// the stream, so another thread's launch on it took the whole wait (350 ms; 60 us on an event).
+// Memory: hipMalloc through a cache of dropped buffers by capacity class, at most a quarter of
+// the device (gpu::BufferCache); TACK_HIP_ALLOCATOR=pool selects hipMallocAsync. One launch
+// indexes at most min(maxGridDimX x 256, 2^32 - 256) iterations: the AMD dispatch packet holds
+// the grid's total work-item count in 32 bits.
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "runtime/backend.hpp"
+#include "runtime/gpu/buffer_cache.hpp"
+#include "runtime/gpu/launch_rules.hpp"
+#include "runtime/hip/hip_api.hpp"
+
+namespace tack::runtime::hip {
+
+const BackendEntry& backend_entry();
+
+/// Makes `device` current on this thread for the scope when it is not.
+class DeviceScope {
+  public:
+    DeviceScope(const HipApi& api, hipDevice_t device);
+    ~DeviceScope();
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+  private:
+    const HipApi& api_;
+    hipDevice_t previous_ = -1;
+};
+
+/// D10 for HIP: maxGridDimX blocks of 256, capped at 2^32 - 256 (tested without a device).
+std::uint64_t launch_limit(std::uint64_t max_grid_x);
+
+class HipBackend final : public Backend {
+  public:
+    HipBackend(const HipApi& api, hipDevice_t device);
+    ~HipBackend() override;
+
+    const BackendEntry& entry() const override { return backend_entry(); }
+    DTypeSet supported_dtypes() const override { return DTypeSet::all(); }
+    DTypeSet target_atomic_dtypes() const override {
+        return {DType::i32, DType::u32, DType::i64, DType::u64, DType::f32, DType::f64};
+    }
+    bool supports_device_reductions() const override { return true; }
+    bool supports_workgroups() const override { return true; }
+    std::vector<std::string> device_memory_spaces() const override {
+        return {"hip", "hip_pinned", "hip_managed"};
+    }
+    /// CONTRACT E1: device (and pinned) memory in, kDLROCM out.
+    std::vector<int> dlpack_imports() const override { return {10, 11}; }
+    std::pair<int, int> dlpack_device() const override { return {10, int(device_)}; }
+    std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
+                                       ReduceKind op) override;
+
+    std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
+    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
+    bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+                    std::size_t count) override;
+    bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
+
+    // variant.cpp
+    std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
+                                                 const VariantOptions& options) override;
+    void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
+    void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
+    void synchronize() override;
+    /// A blocking-sync event recorded on the device's stream, waited on with the device current.
+    std::unique_ptr<QueueMark> mark_queue() override;
+
+    std::optional<std::string> cache_target() const override;
+    std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;
+    std::shared_ptr<const Variant> load_variant(std::span<const std::uint8_t> bytes,
+                                                const ir::Kernel& kernel,
+                                                const VariantOptions& options) override;
+
+    const HipApi& api() const { return api_; }
+    hipDevice_t device() const { return device_; }
+    hipStream_t stream() const { return stream_; }
+    /// Whether the device has texture hardware, and its smallest maximum 3D extent (<= 0:
+    /// unbounded); read for the textures issue (CONTRACT E5).
+    bool image_support() const { return image_support_; }
+    int max_texture_3d() const { return max_texture_3d_; }
+    void* allocate(std::size_t nbytes);
+    void release(void* ptr, std::size_t nbytes);
+    void upload(void* dst, const void* src, std::size_t n);
+    void download(void* dst, const void* src, std::size_t n);
+    std::pair<hipModule_t, hipFunction_t> load_code(const std::vector<std::uint8_t>& code,
+                                                    const std::string& entry,
+                                                    const std::string& kernel);
+
+  private:
+    void launch(const Variant& variant, const LaunchArgs& args);
+    void wait(const char* what);
+
+    const HipApi& api_;
+    hipDevice_t device_;
+    hipStream_t stream_ = nullptr;
+    bool pool_ = false;
+    gpu::Geometry geometry_;
+    std::string device_name_;
+    int runtime_version_ = 0;
+    bool image_support_ = false;
+    int max_texture_3d_ = 0;
+    std::unique_ptr<gpu::BufferCache<void*>> cache_;
+    std::mutex reduce_mutex_;
+    std::shared_ptr<const Variant> reducers_[3];
+};
+
+}  // namespace tack::runtime::hip

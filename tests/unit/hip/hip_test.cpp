@@ -1,0 +1,132 @@
+// The HIP backend without an AMD GPU: hipRTC (in libamdhip64 or libhiprtc) compiles the test
+// kernels and the reduction sources to gfx90a code objects through the runtime's own path; the
+// launch limit; TACK_HIP_ALLOCATOR; a device that cannot start is explained. With a GPU the
+// backend runs the shared end-to-end checks below.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "codegen/cfamily/reduction.hpp"
+#include "driver/driver.hpp"
+#include "frontend/parser.hpp"
+#include "runtime/gpu/launch_rules.hpp"
+#include "runtime/hip/hip_backend.hpp"
+#include "support/env.hpp"
+#include "tack/tack.hpp"
+
+namespace hip = tack::runtime::hip;
+namespace cf = tack::codegen::cfamily;
+
+namespace {
+
+constexpr const char* kKernels = R"(import tack
+
+@tack.kernel
+def saxpy(x, y, a):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+@tack.kernel
+def group_sums(x, out):
+    for i in range(x.shape[0]):
+        s = tack.block_sum(x[i])
+        if tack.thread_id() == 0:
+            out[i // 256] = s
+
+@tack.kernel
+def histogram(x, bins):
+    for i in range(x.shape[0]):
+        tack.atomic_add(bins, int(x[i]) % 16, 1)
+)";
+
+std::string hip_source(const char* kernel, const char* args) {
+    auto file = std::make_shared<tack::diag::SourceFile>("k.py", kKernels);
+    auto parsed = tack::frontend::parse_module(file);
+    auto module = std::make_shared<tack::frontend::Module>(std::move(parsed.module));
+    tack::sema::ModuleEnvironment env(module);
+    tack::driver::KernelSource src{*module->find(kernel), file, env};
+    tack::ir::Kernel lowered = tack::driver::lower(src, tack::sema::parse_arg_types(args));
+    tack::passes::ShapeValues shapes;
+    for (auto [p, d] : tack::passes::shape_dims_used(lowered))
+        shapes[{p, d}] = 4096;
+    return tack::runtime::gpu::generate(tack::driver::specialize(lowered, shapes),
+                                        cf::hip_dialect(), {"HIP", 256, ~0ull})
+        .source;
+}
+
+TEST(HipCompile, RuntimeHiprtcPathMakesGfx90aCodeObjects) {
+    std::string why;
+    if (!hip::hiprtc_api(&why)) GTEST_SKIP() << why;
+    const std::vector<std::string> arch = {"--offload-arch=gfx90a"};
+    struct Case {
+        const char *kernel, *args;
+    };
+    for (Case c : {Case{"saxpy", "f32[:],f32[:],f32"}, Case{"saxpy", "f64[:],f64[:],f64"},
+                   Case{"group_sums", "f32[:],f32[:]"}, Case{"histogram", "f32[:],i32[:]"}}) {
+        auto code = hip::compile_code_object(hip_source(c.kernel, c.args), c.kernel, arch);
+        ASSERT_GT(code.size(), 4u) << c.kernel;
+        // An offload bundle or an ELF code object.
+        std::string head(code.begin(), code.begin() + 4);
+        EXPECT_TRUE(head ==
+                        "\x7f"
+                        "ELF" ||
+                    std::string(code.begin(), code.begin() + 8) == "__CLANG_")
+            << c.kernel;
+    }
+    for (auto op : {cf::ReduceOp::Sum, cf::ReduceOp::Min, cf::ReduceOp::Max}) {
+        auto code = hip::compile_code_object(cf::array_reduction_source(cf::hip_dialect(), op),
+                                             cf::array_reduction_entry(op), arch);
+        EXPECT_GT(code.size(), 4u);
+    }
+}
+
+TEST(HipCompile, OneOptionAndFailuresCarryTheLog) {
+    EXPECT_EQ(hip::hiprtc_options(), std::vector<std::string>{"-ffp-contract=on"});
+    std::string why;
+    if (!hip::hiprtc_api(&why)) GTEST_SKIP() << why;
+    try {
+        hip::compile_code_object("extern \"C\" __global__ void broken( {", "broken",
+                                 {"--offload-arch=gfx90a"});
+        FAIL();
+    } catch (const tack::RuntimeError& e) {
+        EXPECT_NE(std::string(e.what()).find("Kernel 'broken': hipRTC failed"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(HipRules, LaunchLimitIsCappedBelow2To32) {
+    EXPECT_EQ(hip::launch_limit(1024), 1024u * 256);
+    EXPECT_EQ(hip::launch_limit(0x7fffffff), (std::uint64_t(1) << 32) - 256);
+}
+
+TEST(HipRules, AllocatorChoice) {
+    ::unsetenv("TACK_HIP_ALLOCATOR");
+    EXPECT_FALSE(tack::support::env_hip_pool_allocator());
+    ::setenv("TACK_HIP_ALLOCATOR", " Pool ", 1);
+    EXPECT_TRUE(tack::support::env_hip_pool_allocator());
+    ::setenv("TACK_HIP_ALLOCATOR", "cache", 1);
+    EXPECT_FALSE(tack::support::env_hip_pool_allocator());
+    ::setenv("TACK_HIP_ALLOCATOR", "slab", 1);
+    EXPECT_ANY_THROW(tack::support::env_hip_pool_allocator());
+    ::unsetenv("TACK_HIP_ALLOCATOR");
+}
+
+TEST(HipDevice, MissingDeviceIsExplainedOrTheBackendRuns) {
+    try {
+        tack::Device d = tack::init("hip");
+        EXPECT_EQ(d.device_memory_spaces(),
+                  (std::vector<std::string>{"hip", "hip_pinned", "hip_managed"}));
+        auto x = tack::Array::from_host(std::vector<float>(1000, 2.0f), {1000}, d);
+        auto y = tack::Array::from_host(std::vector<float>(1000, 1.0f), {1000}, d);
+        tack::Module::from_source(kKernels, "k.py").kernel("saxpy")(x, y, 3.0f);
+        EXPECT_EQ(y.to_host<float>()[999], 7.0f);
+        EXPECT_EQ(x.sum(), 2000.0);
+    } catch (const tack::RuntimeError& e) {
+        std::string what = e.what();
+        EXPECT_EQ(what.rfind("Cannot initialize 'hip' backend: ", 0), 0u) << what;
+    }
+}
+
+}  // namespace
