@@ -113,8 +113,11 @@ def resolver(fn):
         answer = classify(obj)
         if answer[0] == "other" and isinstance(obj, (int, float)) and not isinstance(obj, bool):
             kind = "float" if isinstance(obj, float) else "int"
-            return ("other", f"a plain Python {kind} ({obj!r}); to read it in kernels, declare "
-                             f"it: {dotted} = tack.constant(...)")
+            return (
+                "other",
+                f"a plain Python {kind} ({obj!r}; declare it as "
+                f"`{dotted} = tack.constant(...)` to read it in kernels)",
+            )
         return answer
 
     return resolve

@@ -271,14 +271,14 @@ inline std::vector<RejectCase> reject_cases() {
          "unsupported MatMult at line 6, column 18: operator @ multiplies matrices and vectors, "
          "not two scalars; use '*'"});
     add("shape_runtime_index", kernel_with("        out[i] = x.shape[n]\n"),
-        {U + K +
-         "unsupported Subscript at line 6, column 18: x.shape[k] needs an integer literal (or a "
-         "tack.constant) k; a dimension chosen at run time is not supported"});
+        {"NotImplementedError: " + K +
+         "'x.shape[n]' at line 6, column 18 needs a constant dimension index: an integer "
+         "literal or a tack.constant; the shape is resolved when the kernel is compiled"});
     add("range_float_bound",
         kernel_with("        for j in range(0.5):\n            out[i] = x[i]\n"),
         {U + K +
          "unsupported Call at line 6, column 24: range() bounds must be integers, not floats"});
-    add("unknown_attribute", kernel_with("        out[i] = x.foo\n"),
+    add("unknown_attribute", kernel_with("        out[i] = x[i].foo\n"),
         {U + K +
          "unsupported Attribute at line 6, column 18: 'foo' is not an attribute of any kernel "
          "value (fields have .shape and .size, vectors .x .y .z .w and methods such as "
