@@ -57,7 +57,7 @@ fuzz: setup
 docs: docs-site docs-test
 
 docs-site: build
-	@TACKC=$(CURDIR)/$(BUILD)/tools/tackc/tackc .venv-docs/bin/mkdocs build --strict -q
+	@NO_MKDOCS_2_WARNING=1 TACKC=$(CURDIR)/$(BUILD)/tools/tackc/tackc .venv-docs/bin/mkdocs build --strict -q
 
 docs-test: build
 	@rm -rf $(BUILD)/docs-prefix && cmake --install $(BUILD) --prefix $(BUILD)/docs-prefix >/dev/null

@@ -14,6 +14,7 @@ APT_PACKAGES=(
   libze1 libze-dev
   libamdhip64-dev
   libopenmpi-dev openmpi-bin
+  libzstd-dev  # the static-LLVM wheel: LLVMSupport links zstd::libzstd_shared
 )
 
 missing=()
