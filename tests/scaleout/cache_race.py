@@ -39,6 +39,7 @@ mod = __import__(sys.argv[2])
 kernel = getattr(mod, sys.argv[2])
 x = tack.field_like(np.linspace(0.0, 1.0, 1000))
 y = tack.zeros(tack.f64, 1000)
+open(sys.argv[3] + "." + str(os.getpid()), "w").close()  # ready
 while not os.path.exists(sys.argv[3]):  # every process starts compiling at the same moment
     time.sleep(0.001)
 kernel(x, y)
@@ -65,6 +66,18 @@ def check_entries(cache):
     return {n: os.stat(os.path.join(cache, n)).st_ino for n in names}
 
 
+def wait_ready(tmp, procs):
+    """Until every process has imported tack and read its kernel (or one has died)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if all(os.path.exists(os.path.join(tmp, f"go.{p.pid}")) for p in procs):
+            return
+        if any(p.poll() is not None for p in procs):
+            return  # its error is reported below
+        time.sleep(0.01)
+    raise TimeoutError("workers did not start")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--procs", type=int, default=8)
@@ -82,7 +95,7 @@ def main():
         cmd = [sys.executable, "-c", WORKER, tmp, name, go]
         procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True) for _ in range(args.procs)]
-        time.sleep(1.0)  # let every process import tack and read its kernel
+        wait_ready(tmp, procs)
         open(go, "w").close()
         outs = [p.communicate(timeout=120) for p in procs]
         for p, (_, err) in zip(procs, outs):
@@ -100,7 +113,7 @@ def main():
         # A later process loads what the race left: same result, no entry rewritten.
         os.remove(go)
         late = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
-        time.sleep(0.2)
+        wait_ready(tmp, [late])
         open(go, "w").close()
         out, _ = late.communicate(timeout=60)
         assert late.returncode == 0 and np.array_equal(
