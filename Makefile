@@ -61,7 +61,7 @@ docs-site: build
 
 docs-test: build
 	@rm -rf $(BUILD)/docs-prefix && cmake --install $(BUILD) --prefix $(BUILD)/docs-prefix >/dev/null
-	@.venv/bin/python tests/docs/run_blocks.py --build $(BUILD) --prefix $(CURDIR)/$(BUILD)/docs-prefix
+	@.venv-docs/bin/python tests/docs/run_blocks.py --python .venv-docs/bin/python --build $(BUILD) --prefix $(CURDIR)/$(BUILD)/docs-prefix
 
 # MPI examples (1 and 2 ranks, Python and C++, bit-identical) and the 8-process cache race.
 scaleout: build

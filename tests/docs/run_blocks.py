@@ -1,7 +1,7 @@
 """Runs every code block of docs/ and checks its output (part of `make test`, via `make docs`).
 
 A page's blocks run in order in one fresh directory, each in a new process:
-  ```python  runs with the tack package (PYTHONPATH=python) and the build's venv;
+  ```python  runs with the tack package (PYTHONPATH=python) in .venv-docs (numpy, mpi4py);
   ```sh      runs under bash, with `tackc` on PATH and TACK_PREFIX naming an install of the tree.
 Stdout and stderr together must equal the ```text block that directly follows, if there is one;
 a run exiting non-zero fails unless the block is marked. Marks are an HTML comment on the line
@@ -160,11 +160,12 @@ def main():
     parser.add_argument("pages", nargs="*")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--prefix", default=None, help="an install of the tree (C++ examples)")
-    parser.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
+    parser.add_argument("--python", default=os.path.join(ROOT, ".venv-docs", "bin", "python"))
     parser.add_argument("--update", action="store_true")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     args = parser.parse_args()
     args.build = os.path.abspath(args.build)
+    args.python = os.path.abspath(args.python)
     pages = args.pages or sorted(
         os.path.join(d, f) for d, _, fs in os.walk(os.path.join(ROOT, "docs"))
         for f in fs if f.endswith(".md"))
