@@ -5,6 +5,8 @@ tables cannot drift from the code.
   <!-- generated: environment -->  every TACK_* variable the code reads, documented from
                                    src/support/env.hpp, with the files that read it
   <!-- generated: builtins -->     the builtins table of src/builtins/builtins.cpp
+  <!-- generated: rejections -->   every rejection golden of tests/golden/reject: the line and
+                                   the exact error
 
 TACKC names the tackc binary (default build/tools/tackc/tackc). A failure here fails the build.
 """
@@ -115,8 +117,23 @@ def builtins_table():
     return "\n".join(rows)
 
 
+def rejections_table():
+    folder = os.path.join(ROOT, "tests", "golden", "reject")
+    rows = ["| case | the offending line | the error |", "|---|---|---|"]
+    for name in sorted(f for f in os.listdir(folder) if f.endswith(".expected")):
+        lines = open(os.path.join(folder, name), encoding="utf-8").read().splitlines()
+        m = re.match(r"^[^:]+:\d+:\d+: (\w+): (.*)$", lines[0]) if lines else None
+        if not m:
+            raise RuntimeError(f"docs: cannot read {name}")
+        source = lines[1].strip() if len(lines) > 1 else ""
+        cells = [name[: -len(".expected")].replace("_", " "), f"`{source}`" if source else "",
+                 f"{m[1]}: {m[2]}"]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows)
+
+
 GENERATORS = {"backends": backends_table, "environment": environment_table,
-              "builtins": builtins_table}
+              "builtins": builtins_table, "rejections": rejections_table}
 
 
 def on_page_markdown(markdown, page, config, files):
