@@ -4,11 +4,12 @@ above and below, exchanges halos with mpi4py, and runs its step as a Tack kernel
     mpirun -n 4 python examples/mpi_heat.py [--ny 64 --nx 48 --steps 200] [--out heat.npy]
     python examples/mpi_heat.py            # one rank: the reference the others must match
 
-Tack fields go to mpi4py without copies: rows of the block are NumPy views of the field's memory
-(np.from_dlpack), and rank 0 gathers straight into a Tack field (mpi4py reads __dlpack__). Every
-cell is computed with the same expression whatever the decomposition, so any number of ranks
-gives the one-rank result bit for bit. The kernel lives in examples/kernels/heat_step.py and is
-shared with the C++ version (examples/cpp_mpi), which writes the same bytes.
+Tack fields and MPI share memory without copies: each block is a NumPy array that the kernel's
+fields wrap (tack.from_dlpack), so halo rows go to MPI as array rows, and rank 0 gathers straight
+into a Tack field (mpi4py reads __dlpack__). TACK_EXAMPLES_ARCH=opencl runs the steps on OpenCL.
+Every cell is computed with the same expression whatever the decomposition, so any number of
+ranks gives the one-rank result bit for bit. The kernel lives in examples/kernels/heat_step.py
+and is shared with the C++ version (examples/cpp_mpi), which writes the same bytes.
 """
 
 import argparse
@@ -52,7 +53,11 @@ def run(comm, ny, nx, steps):
     g = initial(ny, nx)
     lo_g, hi_g = max(start - 1, 0), min(start + count + 1, ny)
     block[lo_g - (start - 1) : hi_g - (start - 1)] = g[lo_g:hi_g]
-    u, v = tack.field_like(block), tack.field_like(block)  # v carries the same fixed edges
+    # The blocks are NumPy arrays that the fields wrap (tack.from_dlpack): one memory, seen by
+    # the kernels as fields and by MPI as arrays, on the CPU and on OpenCL devices alike (an
+    # OpenCL field Tack allocates itself may live in device memory and cannot be exported).
+    ua, va = block, block.copy()  # v carries the same fixed edges
+    u, v = tack.from_dlpack(ua), tack.from_dlpack(va)
     # The global first and last rows are boundary: never updated.
     row_lo = 2 if start == 0 else 1
     row_hi = count if start + count == ny else count + 1
@@ -61,18 +66,18 @@ def run(comm, ny, nx, steps):
 
     for _ in range(steps):
         tack.sync()  # queued launches finish before MPI reads the memory (no-op on the CPU)
-        a = np.from_dlpack(u)  # zero-copy view of the field
-        comm.Sendrecv(a[1], dest=up, recvbuf=a[count + 1], source=down)
-        comm.Sendrecv(a[count], dest=down, recvbuf=a[0], source=up)
+        comm.Sendrecv(ua[1], dest=up, recvbuf=ua[count + 1], source=down)
+        comm.Sendrecv(ua[count], dest=down, recvbuf=ua[0], source=up)
         heat_step(u, v, row_lo, row_hi, ALPHA)
-        u, v = v, u
+        u, v, ua, va = v, u, va, ua
     tack.sync()
 
     counts = [band(ny, size, r)[1] * nx for r in range(size)]
     displs = [band(ny, size, r)[0] * nx for r in range(size)]
-    full = tack.zeros(tack.f64, (ny, nx)) if rank == 0 else None
+    # Rank 0 receives straight into a field: mpi4py reads its __dlpack__.
+    full = tack.from_dlpack(np.zeros((ny, nx))) if rank == 0 else None
     recv = [full, counts, displs, MPI.DOUBLE] if rank == 0 else None
-    comm.Gatherv(np.from_dlpack(u)[1 : count + 1], recv, root=0)
+    comm.Gatherv(ua[1 : count + 1], recv, root=0)
     return full
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tack across processes (docs/scaling.md), run by `make scaleout` inside `make test`:
-#   - examples/mpi_heat.py on 1 rank and under `mpirun -n 2`: the same bytes;
+#   - examples/mpi_heat.py on 1 rank and under `mpirun -n 2`, on the CPU and on OpenCL: the same
+#     bytes;
 #   - examples/cpp_mpi (C++ API + MPI, built against an install of this tree) on 1 and 2 ranks:
 #     the same bytes again;
 #   - tests/scaleout/cache_race.py: 8 processes compiling one new kernel into one fresh cache.
@@ -21,6 +22,8 @@ MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca btl self,vader
 
 "$PY" examples/mpi_heat.py --out "$tmp/py1.npy"
 "${MPIRUN[@]}" -n 2 "$PY" examples/mpi_heat.py --out "$tmp/py2.npy"
+TACK_EXAMPLES_ARCH=opencl "${MPIRUN[@]}" -x TACK_EXAMPLES_ARCH -n 2 "$PY" examples/mpi_heat.py \
+  --out "$tmp/ocl2.npy"
 
 cmake --install "$BUILD" --prefix "$tmp/prefix" >/dev/null
 cmake -S examples/cpp_mpi -B "$tmp/cpp_mpi" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -35,12 +38,13 @@ import sys, numpy as np
 d = sys.argv[1]
 ref = np.load(f"{d}/py1.npy").tobytes()
 runs = {"python, 2 ranks": np.load(f"{d}/py2.npy").tobytes(),
+        "python on OpenCL, 2 ranks": np.load(f"{d}/ocl2.npy").tobytes(),
         "C++, 1 rank": open(f"{d}/cpp1.bin", "rb").read(),
         "C++, 2 ranks": open(f"{d}/cpp2.bin", "rb").read()}
 bad = [name for name, data in runs.items() if data != ref]
 if bad:
     sys.exit(f"scaleout: not bit-identical to the one-rank Python run: {', '.join(bad)}")
-print("scaleout: python 1/2 ranks and C++ 1/2 ranks are bit-identical")
+print("scaleout: python 1/2 ranks (CPU), 2 ranks (OpenCL) and C++ 1/2 ranks are bit-identical")
 PYEOF
 
 "$PY" tests/scaleout/cache_race.py --procs 8
