@@ -5,6 +5,7 @@ tables cannot drift from the code.
   <!-- generated: environment -->  every TACK_* variable the code reads, documented from
                                    src/support/env.hpp, with the files that read it
   <!-- generated: builtins -->     the builtins table of src/builtins/builtins.cpp
+  <!-- generated: methods -->      the method registry of src/builtins/builtins.cpp
   <!-- generated: rejections -->   every rejection golden of tests/golden/reject: the line and
                                    the exact error
 
@@ -117,6 +118,20 @@ def builtins_table():
     return "\n".join(rows)
 
 
+def methods_table():
+    text = open(os.path.join(ROOT, "src", "builtins", "builtins.cpp"), encoding="utf-8").read()
+    found = re.findall(r'Method\{"(\w+)", Receiver::(\w+), (\d+), (\d+)\}', text)
+    if not found:
+        raise RuntimeError("docs: no Method rows in src/builtins/builtins.cpp")
+    names = {"Vector": "vectors", "Matrix": "matrices", "VectorOrMatrix": "vectors and matrices",
+             "Texture": "textures"}
+    rows = ["| method | on | arguments |", "|---|---|---|"]
+    for name, receiver, lo, hi in found:
+        count = lo if lo == hi else f"{lo} or {hi}"
+        rows.append(f"| `{name}` | {names.get(receiver, receiver)} | {count} |")
+    return "\n".join(rows)
+
+
 def rejections_table():
     folder = os.path.join(ROOT, "tests", "golden", "reject")
     rows = ["| case | the offending line | the error |", "|---|---|---|"]
@@ -133,7 +148,8 @@ def rejections_table():
 
 
 GENERATORS = {"backends": backends_table, "environment": environment_table,
-              "builtins": builtins_table, "rejections": rejections_table}
+              "builtins": builtins_table, "rejections": rejections_table,
+              "methods": methods_table}
 
 
 def on_page_markdown(markdown, page, config, files):
