@@ -12,7 +12,8 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE := 5G
 
-.PHONY: setup configure build demo test unit golden python format-check asan fuzz bench bench-peers install clean
+.PHONY: setup configure build demo test unit golden python format-check asan fuzz bench bench-peers \
+	install clean docs docs-site docs-test scaleout wheel-test
 
 setup:
 	@scripts/setup.sh
@@ -51,7 +52,27 @@ asan: setup
 fuzz: setup
 	@scripts/fuzz.sh $(FUZZ_BUILD) 60
 
-test: format-check build unit golden python asan fuzz
+# The documentation: the site (build/site, warnings are errors; the capability and environment
+# tables are generated from this build) and every code block of docs/ run and compared.
+docs: docs-site docs-test
+
+docs-site: build
+	@NO_MKDOCS_2_WARNING=1 TACKC=$(CURDIR)/$(BUILD)/tools/tackc/tackc .venv-docs/bin/mkdocs build --strict -q
+
+docs-test: build
+	@rm -rf $(BUILD)/docs-prefix && cmake --install $(BUILD) --prefix $(BUILD)/docs-prefix >/dev/null
+	@.venv-docs/bin/python tests/docs/run_blocks.py --python .venv-docs/bin/python --build $(BUILD) --prefix $(CURDIR)/$(BUILD)/docs-prefix
+
+# MPI examples (1 and 2 ranks, Python and C++, bit-identical) and the 8-process cache race.
+scaleout: build
+	@scripts/scaleout_test.sh $(BUILD)
+
+# Not part of `make test` (a static-LLVM Release build of the extension takes long here):
+# builds the wheel, installs it into a fresh venv, checks it links no LLVM or vendor runtime.
+wheel-test: setup
+	@scripts/wheel_test.sh
+
+test: format-check build unit golden python docs scaleout asan fuzz
 	@echo "make test: all checks passed"
 
 bench: build

@@ -22,6 +22,12 @@ file(GLOB TACK_PYTHON_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/python/bi
 nanobind_add_module(_tack NOMINSIZE ${TACK_PYTHON_SOURCES})
 target_link_libraries(_tack PRIVATE tack)
 target_include_directories(_tack PRIVATE "${PROJECT_SOURCE_DIR}/python/bindings")
+if(TACK_LLVM_STATIC)
+  # The static LLVM stays private to the extension: its symbols are not exported (another LLVM
+  # in the process, e.g. PoCL's or llvmlite's, keeps its own), and libraries LLVMSupport lists
+  # but nothing here calls (libz3, ...) are not recorded as needed.
+  target_link_options(_tack PRIVATE -Wl,--exclude-libs,ALL -Wl,--as-needed)
+endif()
 
 if(SKBUILD)
   install(TARGETS _tack LIBRARY DESTINATION tack COMPONENT tack_python)

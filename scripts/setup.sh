@@ -13,6 +13,8 @@ APT_PACKAGES=(
   clang-15 llvm-spirv-15 spirv-tools
   libze1 libze-dev
   libamdhip64-dev
+  libopenmpi-dev openmpi-bin
+  libzstd-dev  # the static-LLVM wheel: LLVMSupport links zstd::libzstd_shared
 )
 
 missing=()
@@ -37,5 +39,19 @@ want="${PIP_PACKAGES[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q "${PIP_PACKAGES[@]}"
+  echo "$want" > "$stamp"
+fi
+
+# A second venv for the docs and the MPI examples (make docs, make scaleout): MkDocs and mpi4py
+# stay out of the main venv. Tack itself comes from PYTHONPATH=python, so it needs numpy too.
+DOCS_PIP_PACKAGES=(numpy mpi4py mkdocs mkdocs-material)
+if [ ! -x .venv-docs/bin/python ]; then
+  echo "setup: creating .venv-docs"
+  "$PY" -m venv .venv-docs
+fi
+stamp=.venv-docs/.tack-pip-stamp
+want="${DOCS_PIP_PACKAGES[*]}"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv-docs/bin/pip install -q "${DOCS_PIP_PACKAGES[@]}"
   echo "$want" > "$stamp"
 fi
