@@ -406,6 +406,7 @@ namespace detail {
 struct Arg {
     const Array* array = nullptr;
     Scalar scalar;
+    int template_id = -1;  // a template instance (Python @tack.data_oriented): expanded args follow
 };
 inline Arg make_arg(const Array& a) {
     return Arg{&a, {}};

@@ -119,6 +119,18 @@ ParsedFunction parse_function(const std::string& source, const std::string& path
                               int col_offset, nb::object resolver);
 
 void init_environment(nb::module_& m);
+/// The FuncRef of a @tack.func's parsed source object (Func._source), or nullopt.
+std::optional<sema::FuncRef> func_ref_of(nb::handle source);
+
+// --- templates.cpp ------------------------------------------------------------------------------
+
+/// Whether `h` is an instance of a @tack.data_oriented class.
+bool is_template_instance(nb::handle h);
+/// Expands one template instance (CONTRACT A23): appends its fields and runtime scalars (and
+/// those of nested instances) to `extras` as kernel arguments numbered from `first_index`, and
+/// returns the interned id of its compile-time view. ValueError for a self-containing instance.
+int expand_template(nb::handle obj, size_t first_index, std::vector<detail::Arg>& extras,
+                    const std::string& what);
 
 // --- kernels.cpp --------------------------------------------------------------------------------
 

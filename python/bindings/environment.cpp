@@ -171,6 +171,12 @@ ParsedFunction parse_function(const std::string& source, const std::string& path
     return p;
 }
 
+std::optional<sema::FuncRef> func_ref_of(nb::handle source) {
+    FuncSource* s = nullptr;
+    if (!nb::try_cast<FuncSource*>(source, s) || !s) return std::nullopt;
+    return s->ref();
+}
+
 void init_environment(nb::module_& m) {
     nb::class_<FuncSource>(m, "_FuncSource")
         .def(nb::init<const std::string&, const std::string&, int, int, nb::object>(),

@@ -67,20 +67,39 @@ class ArgPack {
                 out[i].array = &t->kernel;  // textures are f32 and never make floats f64 (B2)
             }
         }
+        std::vector<detail::Arg> extras;  // template instances' fields and scalars (A23)
         for (size_t i = 0; i < n_; ++i) {
             if (out[i].array) continue;
             nb::handle h = args[i];
             Scalar& s = out[i].scalar;
-            if (fast_scalar(h.ptr(), s)) {
-                // converted without building the error context below
-            } else if (!scalar_from_python(h, s,
-                                           "argument for parameter '" + k.param_name(i) + "'")) {
-                raise_python(PyExc_TypeError,
-                             "Unsupported argument type for parameter '" + k.param_name(i) +
-                                 "': " + nb::cast<std::string>(nb::repr(h.type())));
+            if (fast_scalar(h.ptr(), s) ||
+                scalar_from_python(h, s, "argument for parameter '" + k.param_name(i) + "'")) {
+                // CONTRACT B2: floats are f64 only next to an f64 field.
+                if (s.dtype == DType::f64 && !any_f64) s = narrow_to_f32(s);
+                continue;
             }
-            // CONTRACT B2: floats are f64 only next to an f64 field.
-            if (s.dtype == DType::f64 && !any_f64) s = narrow_to_f32(s);
+            if (is_template_instance(h)) {
+                out[i].template_id =
+                    expand_template(h, n_ + extras.size(), extras, "'" + k.param_name(i) + "'");
+                s = Scalar::of(int32_t{0});
+                continue;
+            }
+            raise_python(PyExc_TypeError, "Unsupported argument type for parameter '" +
+                                              k.param_name(i) +
+                                              "': " + nb::cast<std::string>(nb::repr(h.type())));
+        }
+        if (!extras.empty()) {
+            for (const auto& a : extras)
+                any_f64 |= a.array && a.array->dtype() == DType::f64;
+            for (auto& a : extras) {
+                if (!a.array && a.scalar.dtype == DType::f64 && !any_f64)
+                    a.scalar = narrow_to_f32(a.scalar);
+            }
+            std::vector<detail::Arg> all(data(), data() + n_);
+            all.insert(all.end(), extras.begin(), extras.end());
+            heap_ = std::move(all);
+            n_ = heap_.size();
+            use_heap_ = true;
         }
     }
     std::span<const detail::Arg> span() const { return {data(), n_}; }
@@ -119,10 +138,11 @@ class ArgPack {
         std::memcpy(&d, &s.bits, 8);
         return Scalar::of(static_cast<float>(d));
     }
-    detail::Arg* data() { return n_ > kInline ? heap_.data() : inline_; }
-    const detail::Arg* data() const { return n_ > kInline ? heap_.data() : inline_; }
+    detail::Arg* data() { return use_heap_ || n_ > kInline ? heap_.data() : inline_; }
+    const detail::Arg* data() const { return use_heap_ || n_ > kInline ? heap_.data() : inline_; }
 
     size_t n_;
+    bool use_heap_ = false;
     detail::Arg inline_[kInline];
     std::vector<detail::Arg> heap_;
 };

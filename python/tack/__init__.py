@@ -81,6 +81,7 @@ from ._tack import (
     u32,
     u64,
 )
+from ._templates import data_oriented, template
 from ._textures import Texture3D, texture3d
 
 Array = Field
@@ -101,8 +102,8 @@ __all__ = [
     "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip", "i8",
     "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
     "local_array_like", "math", "memory_space", "metal", "ndrange", "ones", "opencl", "select",
-    "shared", "shared_like", "sync", "sync_async", "Texture3D", "texture3d", "thread_id", "u8",
-    "u16", "u32", "u64", "zeros",
+    "shared", "shared_like", "sync", "sync_async", "data_oriented", "template", "Texture3D",
+    "texture3d", "thread_id", "u8", "u16", "u32", "u64", "zeros",
 ]
 
 

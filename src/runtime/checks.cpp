@@ -51,7 +51,9 @@ std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args) {
         if (a.array) {
             sig.push_back(array_type(*a.array));
         } else {
-            sig.push_back({false, a.scalar.dtype, 0});
+            sema::ArgType t{false, a.scalar.dtype, 0};
+            t.template_id = a.template_id;
+            sig.push_back(t);
         }
     }
     return sig;

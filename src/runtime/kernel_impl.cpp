@@ -52,7 +52,8 @@ bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg>
             if ((a.array->elem_rank() || a.array->is_texture() || sig[i].is_texture) &&
                 !(sig[i] == array_type(*a.array)))
                 return false;
-        } else if (sig[i].is_array || sig[i].dtype != a.scalar.dtype) {
+        } else if (sig[i].is_array || sig[i].dtype != a.scalar.dtype ||
+                   sig[i].template_id != a.template_id) {
             return false;
         }
     }
@@ -106,7 +107,9 @@ driver::KernelSource KernelImpl::source() const {
 }
 
 std::string KernelImpl::param_name(int i) const {
-    return fn_->params[static_cast<size_t>(i)].name;
+    if (static_cast<size_t>(i) < fn_->params.size())
+        return fn_->params[static_cast<size_t>(i)].name;
+    return "template member #" + std::to_string(i - static_cast<int>(fn_->params.size()));
 }
 
 std::optional<Scalar> KernelImpl::call(std::span<const detail::Arg> args) {
@@ -174,7 +177,11 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
 }
 
 void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> args) const {
-    if (args.size() != fn_->params.size()) {
+    // Template instances' fields and scalars follow the declared arguments (CONTRACT A23).
+    bool templates = false;
+    for (size_t i = 0; i < args.size() && i < fn_->params.size(); ++i)
+        templates |= args[i].template_id >= 0;
+    if (templates ? args.size() < fn_->params.size() : args.size() != fn_->params.size()) {
         throw TypeError("Kernel '" + name() + "' expects " + std::to_string(fn_->params.size()) +
                         " arguments, got " + std::to_string(args.size()));
     }

@@ -23,6 +23,7 @@
 #include "frontend/ast.hpp"
 #include "ir/ir.hpp"
 #include "sema/sema.hpp"
+#include "sema/templates.hpp"
 
 namespace tack::sema::lower {
 
@@ -61,7 +62,7 @@ struct Val {
 
 /// What a name means at one point of a function body.
 struct Binding {
-    enum class Kind { Scalar, Vector, Array, Dead };
+    enum class Kind { Scalar, Vector, Array, Template, Dead };
     Kind kind = Kind::Dead;
     ir::VarPtr var;                // Scalar
     std::vector<ir::VarPtr> vars;  // Vector: one Var per component (vectors and matrices)
@@ -69,6 +70,7 @@ struct Binding {
     ir::BufferPtr buffer;
     std::string key;       // LocalTypes key; empty for pinned variables (params, loop vars, copies)
     bool texture = false;  // Array: a 3-D texture, read only through sample() (A39)
+    int template_id = -1;  // Template: its interned view
 };
 
 /// An assignable place (CONTRACT A32, A33): storage components of a local or of a field
@@ -278,9 +280,19 @@ class Lowerer {
     DType float_result(const std::vector<ir::ExprPtr>& args) const;
 
     // ---- @tack.func inlining (lower_inline.cpp) ---------------------------------------------
-    std::vector<Val> inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out);
+    /// `self`: a method's receiver (a template), bound to the callee's first parameter.
+    std::vector<Val> inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out,
+                                 const Binding* self = nullptr);
     Scope callee_scope(const ast::Call& e, const FuncRef& f, const std::vector<Val>& values,
-                       ir::Block& out);
+                       ir::Block& out, const Binding* self);
+    // ---- templates (lower_template.cpp) -------------------------------------------------------
+    /// The template a name or attribute chain denotes (`cfg`, `self.grid`), or nullopt.
+    std::optional<Binding> template_of(const ast::Expr& e) const;
+    /// The member `a` names on a template (`cfg.size`), or null.
+    const TemplateMember* member_of(const ast::Attribute& a) const;
+    /// Names of the extra arguments of the declared template parameters, by argument index.
+    void name_template_args(int template_id, const std::string& path,
+                            std::map<int, std::string>& names) const;
     void lower_func_body(const ast::StmtList& body, ir::Block& out);
     void lower_with_tail(std::vector<std::pair<const ast::StmtList*, size_t>> conts,
                          ir::Block& out);
@@ -323,6 +335,7 @@ class Lowerer {
     int next_var_id_ = 0;     // shared by Vars and Buffers so printed names are unambiguous
     int next_inline_ = 0;
     std::map<std::string, ir::TablePtr> tables_;  // by printed contents: one table per constant
+    std::map<int, Binding> arg_bindings_;         // template fields and scalars, by argument index
     std::vector<ir::VarPtr> locals_;
     std::vector<const void*> call_stack_;  // FuncRef identities being inlined (recursion)
     std::vector<std::string> call_names_;

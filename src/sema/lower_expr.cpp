@@ -218,6 +218,11 @@ Val Lowerer::lower_name(const ast::Name& e, Hint hint) {
         if (b.kind == Binding::Kind::Array) {
             type_error("array '" + e.id + "' used as a value (index it)", e.range);
         }
+        if (b.kind == Binding::Kind::Template) {
+            type_error("template '" + e.id +
+                           "' used as a value (read its attributes or pass it to a @tack.func)",
+                       e.range);
+        }
         fail(
             ErrorKind::NameError,
             "name '" + e.id + "' is not defined (a for loop variable's binding ends with its loop)",
@@ -539,6 +544,11 @@ Val Lowerer::lower_ifexp(const ast::IfExp& e, ir::Block& out, Hint hint) {
 // ---- arrays ---------------------------------------------------------------------------------
 
 const Binding* Lowerer::array_binding(const ast::Expr& e) const {
+    if (const auto* a = e.as<ast::Attribute>()) {  // a template's field: cfg.grid
+        const TemplateMember* m = member_of(*a);
+        if (!m || m->kind != TemplateMember::Kind::Field) return nullptr;
+        return &arg_bindings_.at(m->arg);
+    }
     const auto* n = e.as<ast::Name>();
     if (!n) return nullptr;
     auto it = scope_->names.find(n->id);
@@ -667,6 +677,17 @@ ir::ExprPtr Lowerer::lower_shape(const ast::Subscript& e) {
 }
 
 Val Lowerer::lower_attribute(const ast::Attribute& e, ir::Block& out, Hint hint) {
+    if (const TemplateMember* m = member_of(e)) {
+        using K = TemplateMember::Kind;
+        if (m->kind == K::Constant) return constant_value(m->constant, hint, e.range);
+        if (m->kind == K::Scalar)
+            return Val::of(ir::VarRef::make(arg_bindings_.at(m->arg).var, e.range));
+        type_error("'" + dotted(e) + "' is " +
+                       (m->kind == K::Field      ? "a field (index it)"
+                        : m->kind == K::Template ? "a template (read its attributes)"
+                                                 : "a function (call it)"),
+                   e.range);
+    }
     if (const Binding* b = array_binding(*e.value)) {
         if (e.attr == "size") {
             int rank = b->buffer->rank - (b->shape.is_scalar() ? 0 : b->shape.is_vector() ? 1 : 2);

@@ -61,7 +61,8 @@ bool contains_return(const ast::StmtList& body) {
     return false;
 }
 
-std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out) {
+std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out,
+                                      const Binding* self) {
     std::string fname = f.def ? f.def->name : dotted(*e.func);
     if (!f.def) fail(ErrorKind::UnsupportedSyntax, "'" + fname + "' has no definition", e.range);
     const ast::FunctionDef& def = *f.def;
@@ -74,22 +75,22 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
                  ")",
              e.range);
     }
-    if (def.params.size() != e.args.size()) {
+    size_t given = e.args.size() + (self ? 1 : 0);
+    if (def.params.size() != given) {
         type_error(fname + "() takes " + std::to_string(def.params.size()) +
-                       " positional argument(s) but " + std::to_string(e.args.size()) +
-                       " were given",
+                       " positional argument(s) but " + std::to_string(given) + " were given",
                    e.range);
     }
     // Arguments evaluate left to right in the caller; arrays are aliased, not evaluated.
     std::vector<const ast::Expr*> scalars;
     for (const auto& a : e.args) {
-        if (!array_binding(*a)) scalars.push_back(a.get());
+        if (!array_binding(*a) && !template_of(*a)) scalars.push_back(a.get());
     }
     // A weak literal argument is copied into a parameter like an assignment to a fresh local,
     // so it stays f32 (B4) rather than adopting a sibling argument's type.
     std::vector<Val> values = lower_values(scalars, out, f32);
 
-    Scope callee = callee_scope(e, f, values, out);
+    Scope callee = callee_scope(e, f, values, out, self);
     Scope* caller = scope_;
     int saved_depth = loop_depth_;
     scope_ = &callee;
@@ -118,7 +119,7 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
 }
 
 Scope Lowerer::callee_scope(const ast::Call& e, const FuncRef& f, const std::vector<Val>& values,
-                            ir::Block& out) {
+                            ir::Block& out, const Binding* self) {
     const ast::FunctionDef& def = *f.def;
     Scope callee;
     callee.env = f.env ? f.env.get() : scope_->env;
@@ -132,10 +133,20 @@ Scope Lowerer::callee_scope(const ast::Call& e, const FuncRef& f, const std::vec
         callee.assigned.insert(p.name);
     collect_assigned(def.body, callee.assigned);
     size_t next = 0;
-    for (size_t i = 0; i < def.params.size(); ++i) {
+    size_t first = 0;
+    if (self) {
+        callee.names[def.params[0].name] = *self;  // a method's `self` is the template
+        first = 1;
+    }
+    for (size_t i = first; i < def.params.size(); ++i) {
         const ast::Param& p = def.params[i];
-        if (const Binding* arr = array_binding(*e.args[i])) {
+        const ast::Expr& arg = *e.args[i - first];
+        if (const Binding* arr = array_binding(arg)) {
             callee.names[p.name] = *arr;
+            continue;
+        }
+        if (auto t = template_of(arg)) {  // templates are passed by name, like arrays
+            callee.names[p.name] = *t;
             continue;
         }
         const Val& v = values[next++];

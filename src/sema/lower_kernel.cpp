@@ -85,33 +85,52 @@ Lowerer::Lowerer(const ast::FunctionDef& fn, const diag::SourceFilePtr& file,
 }
 
 void Lowerer::bind_params(ir::Kernel& k) {
-    if (fn_.params.size() != args_.size()) {
+    // Declared parameters first, then the extra arguments of template instances (A23): their
+    // fields and scalars, which only template member accesses name.
+    std::map<int, std::string> extra_names;
+    for (size_t i = 0; i < fn_.params.size() && i < args_.size(); ++i) {
+        if (args_[i].template_id >= 0)
+            name_template_args(args_[i].template_id, fn_.params[i].name, extra_names);
+    }
+    if (fn_.params.size() + extra_names.size() != args_.size()) {
         type_error("takes " + std::to_string(fn_.params.size()) + " argument(s) but " +
-                       std::to_string(args_.size()) + " were given",
+                       std::to_string(args_.size() - extra_names.size()) + " were given",
                    fn_.name_range);
     }
     for (size_t i = 0; i < args_.size(); ++i) {
-        const ast::Param& p = fn_.params[i];
+        bool declared = i < fn_.params.size();
         const ArgType& a = args_[i];
+        std::string pname = declared ? fn_.params[i].name : extra_names.at(static_cast<int>(i));
+        SourceRange prange = declared ? fn_.params[i].range : fn_.name_range;
         ir::Param param;
-        param.name = p.name;
-        if (a.is_array) {
+        param.name = pname;
+        Binding b;
+        if (a.template_id >= 0) {
+            // The instance itself passes nothing: a placeholder slot keeps indices aligned.
+            param.scalar = new_var(pname, DType::i32, prange, /*is_local=*/false);
+            b.kind = Binding::Kind::Template;
+            b.template_id = a.template_id;
+        } else if (a.is_array) {
             if (a.rank < (a.elem_rank() ? 0 : 1) || a.rank > 4) {
-                type_error("array argument '" + p.name + "' must have 1 to 4 dimensions", p.range);
+                type_error("array argument '" + pname + "' must have 1 to 4 dimensions", prange);
             }
             // A vector or matrix field's storage has the element shape as its innermost
             // extents; the binding keeps the element shape (A28, A34).
             param.buffer = std::make_shared<const ir::Buffer>(
-                ir::Buffer{p.name, a.dtype, a.rank + a.elem_rank(), ir::BufferKind::Param,
-                           static_cast<int>(i), 0, next_var_id_++, p.range});
-            scope_->names[p.name] = Binding{
+                ir::Buffer{pname, a.dtype, a.rank + a.elem_rank(), ir::BufferKind::Param,
+                           static_cast<int>(i), 0, next_var_id_++, prange});
+            b = Binding{
                 Binding::Kind::Array, nullptr, {},          VShape{a.elem_rows, a.elem_cols},
                 param.buffer,         "",      a.is_texture};
         } else {
-            param.scalar = new_var(p.name, a.dtype, p.range, /*is_local=*/false);
+            param.scalar = new_var(pname, a.dtype, prange, /*is_local=*/false);
             param_vars_.insert(param.scalar.get());
-            scope_->names[p.name] =
-                Binding{Binding::Kind::Scalar, param.scalar, {}, {}, nullptr, ""};
+            b = Binding{Binding::Kind::Scalar, param.scalar, {}, {}, nullptr, ""};
+        }
+        if (declared) {
+            scope_->names[pname] = b;
+        } else {
+            arg_bindings_[static_cast<int>(i)] = b;
         }
         k.params.push_back(std::move(param));
     }

@@ -146,6 +146,13 @@ ir::ExprPtr Lowerer::truth(ir::ExprPtr e) const {
 // ---- weak literal expressions (B4) ----------------------------------------------------------
 
 std::optional<Constant> Lowerer::constant_of(const ast::Expr& e) const {
+    if (const auto* a = e.as<ast::Attribute>()) {  // a template's class constant: cfg.size
+        if (template_of(*a->value)) {
+            const TemplateMember* m = member_of(*a);
+            if (m->kind == TemplateMember::Kind::Constant) return m->constant;
+            return std::nullopt;
+        }
+    }
     std::string name = dotted(e);
     if (name.empty()) return std::nullopt;
     std::string root = name.substr(0, name.find('.'));

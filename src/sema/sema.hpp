@@ -21,6 +21,7 @@ struct ArgType {
     int elem_rows = 0;
     int elem_cols = 0;
     bool is_texture = false;  // a 3-D f32 texture: sampled only (CONTRACT A39)
+    int template_id = -1;     // a @tack.data_oriented instance (sema/templates.hpp)
     int elem_rank() const { return elem_cols ? 2 : elem_rows ? 1 : 0; }
     bool operator==(const ArgType&) const = default;
 };

@@ -301,7 +301,8 @@ Callee resolve_callee(const Expr& func, const FunctionNames& names, const Enviro
         return {};
     }
     Callee c;
-    if (builtins::find_method(attr->attr)) c.kind = Callee::Kind::Method;
+    // A method of a value, or of a template instance (`cfg.step(x)`): lowering checks which.
+    if (builtins::find_method(attr->attr) || dotted) c.kind = Callee::Kind::Method;
     return c;
 }
 
