@@ -61,7 +61,8 @@ void note_device_used() {
 }
 
 void init_devices(nb::module_& m) {
-    nb::class_<Device>(m, "Device", "A backend instance (tack.device('cpu')).")
+    nb::class_<Device>(m, "Device", nb::is_weak_referenceable(),
+                       "A backend instance (tack.device('cpu')).")
         .def_prop_ro("name", &Device::name)
         .def_prop_ro("label", &Device::display_name)
         .def_prop_ro("display_name", &Device::display_name)
