@@ -115,11 +115,17 @@ def memory_space(ptr):
 
 def from_dlpack(source, copy=False):
     """A field sharing a DLPack producer's memory (CONTRACT C23); `copy=True` copies it."""
+    is_capsule = type(source).__name__ == "PyCapsule"
+    if not is_capsule and not hasattr(source, "__dlpack__"):
+        raise TypeError(
+            "from_dlpack() takes a DLPack capsule or an object with __dlpack__, "
+            f"got {type(source).__name__}"
+        )
     if copy:
         import numpy as np
 
         return field_like(np.from_dlpack(source))
-    if type(source).__name__ == "PyCapsule":
+    if is_capsule:
         return _tack._from_dlpack_capsule(source)
     try:
         capsule = source.__dlpack__(max_version=(1, 0))

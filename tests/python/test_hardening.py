@@ -1,0 +1,95 @@
+"""Issue 12 (a hostile new user): shapes whose element or byte count overflows, internal C++
+errors leaking to Python, non-regular cache entries. Each test failed before its fix."""
+
+
+import numpy as np
+import pytest
+
+import tack
+
+OVERFLOWING = [
+    (tack.f32, (2**32, 2**32)),
+    (tack.u8, (2**33, 2**31)),
+    (tack.u8, (2**31, 2**31, 4)),
+    (tack.f64, (2**21,) * 3),
+]
+
+
+@pytest.mark.parametrize("dtype,shape", OVERFLOWING, ids=str)
+def test_overflowing_shape_is_a_value_error_naming_the_shape(backend, dtype, shape):
+    with pytest.raises(ValueError, match="too large") as e:
+        tack.field(dtype, shape)
+    assert str(shape[0]) in str(e.value)
+
+
+def test_byte_count_overflow_is_a_value_error(backend):
+    # 2**62 elements fit int64, their 4 * 2**62 bytes do not.
+    with pytest.raises(ValueError, match=r"\(4611686018427387904,\).*too large"):
+        tack.field(tack.f32, 2**62)
+
+
+def test_extent_past_int64_is_a_value_error():
+    with pytest.raises(ValueError, match="too large"):
+        tack.field(tack.f32, 2**70)
+    with pytest.raises(ValueError, match="negative"):
+        tack.field(tack.f32, -(2**70))
+
+
+def test_unallocatable_field_is_a_memory_error_naming_the_shape(backend):
+    with pytest.raises(MemoryError, match=r"\(1099511627776,\).*tack.f32"):
+        tack.field(tack.f32, 2**40)
+
+
+def test_vector_field_count_overflow():
+    with pytest.raises(ValueError, match="too large"):
+        tack.Vector.field(2**32, tack.f32, (2**32,))
+    with pytest.raises(ValueError, match="too large"):
+        tack.Matrix.field(2**16, 2**16, tack.f32, (2**32,))
+
+
+def test_reshape_into_an_overflowing_shape():
+    z = tack.field(tack.f32, 0)
+    with pytest.raises(ValueError, match="too large"):
+        z.reshape((2**32, 2**32))
+    assert z.reshape((2**32, 2**32, 0)).size == 0  # a zero extent is empty, as in NumPy
+
+
+def test_zero_extent_with_huge_others_is_empty(backend):
+    f = tack.field(tack.f32, (0, 2**40, 2**40))
+    assert f.size == 0 and f.nbytes == 0
+
+
+def test_huge_host_index_is_an_index_error():
+    x = tack.field(tack.f32, 8)
+    for idx in [2**70, -(2**70), (2**70,), (2**64,)]:
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[idx]
+    m = tack.field(tack.i32, (2, 3))
+    with pytest.raises(IndexError, match="axis 1 with size 3"):
+        m[1, 2**65]
+    for idx in [1.5, (1.5,)]:
+        with pytest.raises(TypeError):
+            x[idx]
+    with pytest.raises(TypeError):
+        m[0, "a"]
+
+
+@pytest.mark.parametrize("source", [3, None, "x", 2.5, object()])
+def test_from_dlpack_of_a_non_tensor_is_a_type_error(source):
+    with pytest.raises(TypeError, match="DLPack capsule or an object with __dlpack__"):
+        tack.from_dlpack(source)
+    with pytest.raises(TypeError, match="DLPack capsule or an object with __dlpack__"):
+        tack.from_dlpack(source, copy=True)
+
+
+def test_kernel_writes_fill_the_declared_shape(backend):
+    @tack.kernel
+    def last(out):
+        for i in range(out.shape[0]):
+            out[i] = i
+
+    f = tack.field(tack.i32, (1 << 20,))
+    last(f)
+    assert f[(1 << 20) - 1] == (1 << 20) - 1
+    assert f.nbytes == 4 << 20
+    np.testing.assert_array_equal(f.to_numpy(), np.arange(1 << 20, dtype=np.int32))
