@@ -1,5 +1,6 @@
 #include "frontend/lexer.hpp"
 
+#include <cstdio>
 #include <cstring>
 
 namespace tack::frontend {
@@ -458,7 +459,17 @@ std::string lex_error_message(const Token& tok, std::string_view src) {
     auto e = static_cast<LexError>(tok.flags);
     std::string msg = kLexErrorMessages[tok.flags];
     std::string_view text = tok.text(src);
-    if (e == LexError::InvalidCharacter || e == LexError::UnmatchedBracket) {
+    if (e == LexError::InvalidCharacter && !text.empty()) {
+        // CPython's wording; a control byte is never copied into the message (a NUL would
+        // end it there, losing the location and caret; issue 12).
+        auto c = static_cast<unsigned char>(text[0]);
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "U+%04X", c);
+        if (c == 0) return "source code cannot contain null bytes";
+        if (c < 0x20 || c >= 0x7F) return std::string("invalid non-printable character ") + hex;
+        return msg + " '" + std::string(text) + "' (" + hex + ")";
+    }
+    if (e == LexError::UnmatchedBracket) {
         msg += " '";
         msg += text;
         msg += "'";

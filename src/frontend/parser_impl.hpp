@@ -126,6 +126,7 @@ class Parser {
     int nesting_ = 0;
     int tree_depth_ = 0;
     ParseResult result_;
+    const Token* never_closed_ = nullptr;  // innermost bracket open at the end of the file
 };
 
 }  // namespace tack::frontend

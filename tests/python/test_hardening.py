@@ -2,6 +2,8 @@
 errors leaking to Python, non-regular cache entries. Each test failed before its fix."""
 
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,61 @@ def test_kernel_writes_fill_the_declared_shape(backend):
     assert f[(1 << 20) - 1] == (1 << 20) - 1
     assert f.nbytes == 4 << 20
     np.testing.assert_array_equal(f.to_numpy(), np.arange(1 << 20, dtype=np.int32))
+
+
+def _write_module(tmp_path, name, body):
+    path = tmp_path / f"{name}.py"
+    path.write_text(body)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+KW_KERNELS = """\
+import tack
+
+@tack.kernel
+def kw(x, **options):
+    for i in range(x.shape[0]):
+        x[i] = 1
+
+@tack.kernel
+def kwonly(x, *, n):
+    for i in range(x.shape[0]):
+        x[i] = n
+
+@tack.kernel
+async def coroutine(x):
+    for i in range(x.shape[0]):
+        x[i] = 1
+"""
+
+
+@pytest.mark.parametrize(
+    "kernel,args,where",
+    [
+        ("kw", 1, "line 4, column 11"),
+        ("kw", 2, "line 4, column 11"),
+        ("kwonly", 1, "line 9, column 18"),
+        ("kwonly", 3, "line 9, column 18"),
+    ],
+)
+def test_unsupported_parameter_is_reported_before_the_arity(tmp_path, kernel, args, where):
+    mod = _write_module(tmp_path, f"kwmod_{kernel}_{args}", KW_KERNELS)
+    x = tack.field(tack.f32, 4)
+    with pytest.raises(tack.UnsupportedSyntaxError, match="unsupported parameter") as e:
+        getattr(mod, kernel)(*([x] * args))
+    assert where in str(e.value) and "^" in str(e.value)
+    with pytest.raises(tack.UnsupportedSyntaxError, match="unsupported parameter"):
+        tack.inspect(getattr(mod, kernel), *([x] * args))
+
+
+def test_async_kernel_is_rejected_with_its_position(tmp_path):
+    mod = _write_module(tmp_path, "asyncmod", KW_KERNELS)
+    x = tack.field(tack.f32, 4)
+    with pytest.raises(tack.UnsupportedSyntaxError, match="AsyncFunctionDef") as e:
+        mod.coroutine(x)
+    assert "line 14, column 1" in str(e.value)
+    np.testing.assert_array_equal(x.to_numpy(), np.zeros(4, np.float32))
