@@ -153,3 +153,34 @@ def test_async_kernel_is_rejected_with_its_position(tmp_path):
         mod.coroutine(x)
     assert "line 14, column 1" in str(e.value)
     np.testing.assert_array_equal(x.to_numpy(), np.zeros(4, np.float32))
+
+
+NFKC_KERNELS = """\
+import tack
+
+@tack.kernel
+def ligature(out):
+    for i in range(out.shape[0]):
+        \ufb01 = i * 2
+        out[i] = fi + 1
+
+@tack.func
+def \uff54wice(v):
+    return 2 * v
+
+@tack.kernel
+def fullwidth(out):
+    for i in range(out.shape[0]):
+        out[i] = twice(i)
+"""
+
+
+def test_identifiers_are_nfkc_normalized_as_python_does(tmp_path, backend):
+    # Python reads 'ﬁ' as 'fi' (PEP 3131); Tack used to see two names and read an unbound or
+    # different variable (issue 12).
+    mod = _write_module(tmp_path, "nfkcmod_" + backend, NFKC_KERNELS)
+    out = tack.field(tack.i32, 8)
+    mod.ligature(out)
+    np.testing.assert_array_equal(out.to_numpy(), np.arange(8) * 2 + 1)
+    mod.fullwidth(out)
+    np.testing.assert_array_equal(out.to_numpy(), np.arange(8) * 2)
