@@ -12,7 +12,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE := 5G
 
-.PHONY: setup configure build demo test unit golden python format-check asan fuzz bench install clean
+.PHONY: setup configure build demo test unit golden python differential format-check asan fuzz bench install clean
 
 setup:
 	@scripts/setup.sh
@@ -42,6 +42,10 @@ python: build
 golden: build
 	@scripts/golden.sh $(BUILD)/tools/tackc/tackc
 
+# 2,000 random programs on every available backend against their serial references.
+differential: build
+	@TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache scripts/differential.sh 2000 1 $(BUILD)
+
 asan: setup
 	@[ -f $(ASAN_BUILD)/build.ninja ] || cmake -S . -B $(ASAN_BUILD) -G Ninja -DTACK_SANITIZE=ON $(CMAKE_FLAGS)
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -51,7 +55,7 @@ asan: setup
 fuzz: setup
 	@scripts/fuzz.sh $(FUZZ_BUILD) 60
 
-test: format-check build unit golden python asan fuzz
+test: format-check build unit golden python differential asan fuzz
 	@echo "make test: all checks passed"
 
 bench: build
