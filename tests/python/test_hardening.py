@@ -184,3 +184,31 @@ def test_identifiers_are_nfkc_normalized_as_python_does(tmp_path, backend):
     np.testing.assert_array_equal(out.to_numpy(), np.arange(8) * 2 + 1)
     mod.fullwidth(out)
     np.testing.assert_array_equal(out.to_numpy(), np.arange(8) * 2)
+
+
+MATMUL_AUG = """\
+import tack
+
+@tack.kernel
+def local(a, out):
+    for i in range(out.shape[0]):
+        s = a[i]
+        s @= a[i]
+        out[i] = s
+
+@tack.kernel
+def store(a, out):
+    for i in range(out.shape[0]):
+        out[i] @= a[i]
+"""
+
+
+@pytest.mark.parametrize("kernel", ["local", "store"])
+def test_augmented_matmul_on_scalars_is_rejected(tmp_path, kernel):
+    # Found by fuzz_frontend: `x @= y` read past the operator table and compiled as `x += y`.
+    mod = _write_module(tmp_path, "matmulaug_" + kernel, MATMUL_AUG)
+    a = tack.ones(tack.f32, 4)
+    out = tack.field(tack.f32, 4)
+    with pytest.raises(tack.UnsupportedSyntaxError, match="operator @ on scalars"):
+        getattr(mod, kernel)(a, out)
+    np.testing.assert_array_equal(out.to_numpy(), np.zeros(4, np.float32))
