@@ -134,9 +134,12 @@ def expr_slots(obj):
     """(holder, attribute or index, expression) for every expression below `obj`."""
     slots = []
 
+    # Indices, loop bounds and atomic slots are never touched: their `% n` keeps accesses in
+    # bounds and loops short, and the store index keeps iterations from racing.
     def visit(holder, key, e):
         slots.append((holder, key, e))
-        for attr in ("a", "b", "c", "index", "lo", "hi", "bound", "e", "slot", "cond"):
+        guarded = isinstance(e, P.Bin) and e.op in ("**", "//", "%")  # exponent, divisor
+        for attr in ("a", "c", "e", "cond") if guarded else ("a", "b", "c", "e", "cond"):
             sub = getattr(e, attr, None)
             if isinstance(sub, P.Expr):
                 visit(e, attr, sub)
@@ -147,7 +150,7 @@ def expr_slots(obj):
                     visit(lst, k, sub)
 
     def stmt(s):
-        for attr in ("e", "cond", "lo", "hi", "bound", "index", "slot"):
+        for attr in ("e", "cond"):
             sub = getattr(s, attr, None)
             if isinstance(sub, P.Expr):
                 visit(s, attr, sub)
@@ -172,13 +175,20 @@ def stmt_lists(stmts):
 
 def simpler(e):
     """Replacements for `e` with its type and exactness (so the program stays valid)."""
+    if isinstance(e, (P.Index, P.Load, P.ArrLoad)):
+        return []
     out = [c for c in children(e) if c.t is e.t and (c.exact or not e.exact)]
     if not e.t.is_float and not isinstance(e, P.Lit):
         out.append(P.Lit(e.t, 0) if e.t is P.I32 else P.Cast(e.t, P.Lit(P.I32, 1)))
     return out
 
 
-def reduce_program(batch, prog, backend, failure_kind):
+def reduce_program(batch, prog, backend, failure_kind, budget_s=120):
+    """Greedy delta debugging: drop statements, then replace expressions by a child of the
+    same type and exactness or a literal, keeping every change under which the program still
+    fails the same way; repeats until nothing changes or the time budget is spent."""
+    deadline = time.time() + budget_s
+
     def fails(p):
         try:
             msg = run_programs(batch, [p], backend, fused=False)[p.name]
@@ -186,35 +196,34 @@ def reduce_program(batch, prog, backend, failure_kind):
             return False
         return bool(msg) and msg.split(":")[0].split("[")[0] == failure_kind
 
+    def has_effect(p):
+        return any(isinstance(x, (P.Store, P.AugStore, P.Atomic))
+                   for lst in stmt_lists(p.stmts) for x in lst)
+
     cur = prog
     changed = True
-    while changed:
+    while changed and time.time() < deadline:
         changed = False
-        cur_copy = copy.deepcopy(cur)
-        for lst_index, lst in enumerate(stmt_lists(cur_copy.stmts)):
-            for k in range(len(lst) - 1, -1, -1):
-                cand = copy.deepcopy(cur)
-                target = stmt_lists(cand.stmts)[lst_index]
-                s = target[k]
-                if isinstance(s, P.ArrDecl) or (lst_index == 0 and isinstance(s, P.Assign)
-                                                and not s.aug and k < 4):
-                    continue
-                del target[k]
-                if not any(isinstance(x, P.Store) or isinstance(x, P.Atomic)
-                           for lst2 in stmt_lists(cand.stmts) for x in lst2):
-                    continue
-                if fails(cand):
-                    cur, changed = cand, True
-                    break
-            if changed:
-                break
-        if changed:
-            continue
-        for slot_index in range(len(expr_slots(cur.stmts))):
-            holder, key, e = expr_slots(cur.stmts)[slot_index]
+        li = 0
+        while li < len(stmt_lists(cur.stmts)) and time.time() < deadline:
+            k = len(stmt_lists(cur.stmts)[li]) - 1
+            while k >= 0 and time.time() < deadline:
+                s = stmt_lists(cur.stmts)[li][k]
+                keep = isinstance(s, P.ArrDecl) or (li == 0 and isinstance(s, P.Assign) and
+                                                    not s.aug and k < 4)
+                if not keep:
+                    cand = copy.deepcopy(cur)
+                    del stmt_lists(cand.stmts)[li][k]
+                    if has_effect(cand) and fails(cand):
+                        cur, changed = cand, True
+                k -= 1
+            li += 1
+        si = 0
+        while si < len(expr_slots(cur.stmts)) and time.time() < deadline:
+            _, _, e = expr_slots(cur.stmts)[si]
             for repl in simpler(e):
                 cand = copy.deepcopy(cur)
-                h2, k2, _ = expr_slots(cand.stmts)[slot_index]
+                h2, k2, _ = expr_slots(cand.stmts)[si]
                 r2 = copy.deepcopy(repl)
                 if isinstance(h2, list):
                     h2[k2] = r2
@@ -223,8 +232,7 @@ def reduce_program(batch, prog, backend, failure_kind):
                 if fails(cand):
                     cur, changed = cand, True
                     break
-            if changed:
-                break
+            si += 1
     return cur
 
 
