@@ -13,6 +13,7 @@ PY=${PYTHON:-$PWD/.venv/bin/python}
 [ -f "$BUILD/build.ninja" ] && cmake --build "$BUILD" --target _tack -j "${JOBS:-$(nproc)}" >/dev/null
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 export TACK_CACHE_DIR=${TACK_CACHE_DIR:-$PWD/$BUILD/test-cache}
+"$PY" tests/random_programs/difftest.py --self-check --seed "$SEED"
 # PoCL prints "N warnings generated." for generated self-comparisons; keep the log readable.
 "$PY" tests/random_programs/difftest.py --programs "$N" --seed "$SEED" "$@" \
   2> >(grep -v 'warnings\? generated\.$' >&2)

@@ -246,7 +246,12 @@ def main():
     ap.add_argument("--batch", type=int, default=10)
     ap.add_argument("--backends", default=None, help="comma list (default: every available)")
     ap.add_argument("--no-reduce", action="store_true")
+    ap.add_argument("--self-check", action="store_true",
+                    help="negative control: a reference that wraps only at the stores and one "
+                         "that rounds products up must each disagree with the backends")
     args = ap.parse_args()
+    if args.self_check:
+        return self_check(args)
     backends = (args.backends.split(",") if args.backends else
                 [b for b in tack._tack._available_backends() if _usable(b)])
     start = time.time()
@@ -287,6 +292,44 @@ def main():
         print(f"--- reduced ({run_programs(batch, [small], backend, False)[small.name]}):")
         print(batch.render_module([small]))
     return 1 if failures else 0
+
+
+def self_check(args):
+    """CONTRACT F4's negative controls: the oracle must be able to fail."""
+    import warnings
+
+    warnings.filterwarnings("ignore")  # the mutated oracles overflow NumPy scalars
+    int_binop, float_binop = P.int_binop, P.float_binop
+
+    def late_wrap(op, a, b, t):  # C-like: truncating // and %, + - * not reduced at the node
+        if op in ("+", "-", "*"):
+            return {"+": a + b, "-": a - b, "*": a * b}[op]
+        if op in ("//", "%") and b != 0:
+            q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+            return P.wrap(q if op == "//" else a - q * b, t)
+        return int_binop(op, a, b, t)
+
+    def drifting(op, a, b, t):  # products one part in 10^4 too large
+        r = float_binop(op, a, b, t)
+        if op == "*" and np.isfinite(r.v):
+            r.v = t.np(r.v * t.np(1.0001))
+        return r
+
+    ok = True
+    for name, patch in [("int_binop", late_wrap), ("float_binop", drifting)]:
+        setattr(P, name, patch)
+        caught = 0
+        for seed in range(args.seed, args.seed + 10):
+            batch = P.Batch(seed, 10, FEATURES)
+            try:
+                res = run_programs(batch, batch.programs, "cpu", fused=False)
+            except Exception:
+                res = {"x": "reference failed"}  # a wrapped-late value can break the reference
+            caught += sum(1 for m in res.values() if m)
+        setattr(P, name, int_binop if name == "int_binop" else float_binop)
+        print(f"difftest self-check: mutated {name}: {caught}/100 programs disagree")
+        ok &= caught > 0
+    return 0 if ok else 1
 
 
 def _usable(name):
