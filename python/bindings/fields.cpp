@@ -423,7 +423,11 @@ void init_fields(nb::module_& m) {
     m.def("_field", &create, nb::arg("dtype"), nb::arg("shape"), nb::arg("elem_dims").none());
     m.def("_arange", [](int64_t n, nb::handle dtype) {
         Field f;
-        f.array = tack::arange(n, dtype_arg(dtype));
+        try {
+            f.array = tack::arange(n, dtype_arg(dtype));
+        } catch (const std::bad_alloc&) {
+            raise_python(PyExc_MemoryError, "Cannot allocate arange(" + std::to_string(n) + ")");
+        }
         f.shape = f.elements = Extents{n};
         note_device_used();
         return make_field(std::move(f));

@@ -34,7 +34,12 @@ def full(dtype, shape, value):
 
 def arange(n, dtype=i32):
     """0, 1, ..., n-1 as `dtype`."""
-    return _tack._arange(operator.index(n), dtype)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"arange needs a non-negative count, got {n}")
+    if n >= 2**63:
+        raise ValueError(f"arange({n}) is too large: the element count exceeds 2**63 - 1")
+    return _tack._arange(n, dtype)
 
 
 def field_like(arr, dtype=None):

@@ -146,13 +146,20 @@ Array ones(DType dtype, const Shape& shape, const Device& dev) {
 
 Array arange(int64_t n, DType dtype, const Device& dev) {
     if (n < 0) throw ValueError("arange needs a non-negative count, got " + std::to_string(n));
-    std::vector<int64_t> values(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-        values[static_cast<size_t>(i)] = i;
+    // The array first: a count too big to allocate is its ValueError / bad_alloc, and the
+    // values go over in bounded chunks rather than one host vector of n elements.
     Array a = empty_array(dtype, Shape(n), dev);
-    std::vector<unsigned char> converted(a.nbytes());
-    runtime::convert_elements(DType::i64, values.data(), dtype, converted.data(), values.size());
-    a.buffer()->write(0, converted.data(), converted.size());
+    constexpr int64_t kChunk = int64_t{1} << 16;
+    std::vector<int64_t> values(static_cast<size_t>(std::min(n, kChunk)));
+    std::vector<unsigned char> converted(values.size() * size_bytes(dtype));
+    for (int64_t begin = 0; begin < n; begin += kChunk) {
+        auto count = static_cast<size_t>(std::min(kChunk, n - begin));
+        for (size_t k = 0; k < count; ++k)
+            values[k] = begin + static_cast<int64_t>(k);
+        runtime::convert_elements(DType::i64, values.data(), dtype, converted.data(), count);
+        a.buffer()->write(static_cast<size_t>(begin) * size_bytes(dtype), converted.data(),
+                          count * size_bytes(dtype));
+    }
     return a;
 }
 

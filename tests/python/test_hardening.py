@@ -212,3 +212,16 @@ def test_augmented_matmul_on_scalars_is_rejected(tmp_path, kernel):
     with pytest.raises(tack.UnsupportedSyntaxError, match="operator @ on scalars"):
         getattr(mod, kernel)(a, out)
     np.testing.assert_array_equal(out.to_numpy(), np.zeros(4, np.float32))
+
+
+def test_arange_counts_are_checked():
+    with pytest.raises(ValueError, match="too large"):
+        tack.arange(2**62)  # int64 elements, not bytes: was an internal std::vector message
+    with pytest.raises(ValueError, match="too large"):
+        tack.arange(2**70)  # was nanobind's "incompatible function arguments"
+    with pytest.raises(ValueError, match="non-negative"):
+        tack.arange(-(2**70))
+    with pytest.raises(MemoryError, match="arange"):
+        tack.arange(2**40)
+    np.testing.assert_array_equal(tack.arange(70000, tack.u16).to_numpy(),
+                                  np.arange(70000).astype(np.uint16))
