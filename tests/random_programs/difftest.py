@@ -270,8 +270,13 @@ def main():
             for p in batch.programs:
                 if res[p.name]:
                     failures.append((seed, backend, p, res[p.name]))
+                    print(f"difftest: seed {seed} {p.name} on {backend}: {res[p.name]}",
+                          flush=True)
         ran += n
         seed += 1
+        if ran % 1000 == 0 and ran < args.programs:
+            print(f"difftest: {ran} programs, {len(failures)} failures, "
+                  f"{time.time() - start:.0f}s", flush=True)
     elapsed = time.time() - start
     print(f"difftest: {ran} programs x {len(backends)} backends ({', '.join(backends)}), "
           f"seeds {args.seed}..{seed - 1}, {elapsed:.1f}s, {len(failures)} failures")
