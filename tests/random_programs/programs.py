@@ -109,7 +109,8 @@ def to_type(val, t):
             return V(t, t.hi)
         return V(t, int(f))  # truncates toward zero
     if s.is_float:
-        r = t.np(val.v)
+        with np.errstate(all="ignore"):  # f64 -> f32 overflows to inf, as on every backend
+            r = t.np(val.v)
         e = val.e + (4 * ulp(r) if t.bits < s.bits and val.e else 0.0)
         return V(t, r, e)
     # One rounding from the exact integer, as LLVM's and C's conversions do.
@@ -168,7 +169,7 @@ def float_binop(op, a, b, t):
         return V(t, r, 0.0 if not np.isfinite(r) else 4 * ulp(r))
     if not np.isfinite(r) or math.isinf(ea) or math.isinf(eb):
         # An overflow or NaN from inexact operands may be a finite value elsewhere.
-        exact = ea == 0 and eb == 0 and op != "/"
+        exact = ea == 0 and eb == 0 and (op != "/" or y == 0)
         return V(t, r, 0.0 if exact else INF)
     fx, fy = abs(float(x)), abs(float(y))
     if op in ("+", "-"):
@@ -264,6 +265,10 @@ class Cast(Expr):
         self.exact = a.exact
 
     def render(self):
+        if self.t is I32 and isinstance(self.a, (Name, Load)) and not self.a.t.is_float:
+            return f"int({self.a.render()})"  # int(x) is the i32 cast (A41)
+        if self.t is F32 and isinstance(self.a, (Name, Load)) and not self.a.t.is_float:
+            return f"float({self.a.render()})"  # float(x) is the f32 cast
         return f"tack.{self.t.name}({self.a.render()})"
 
     def ev(self, env):
@@ -474,6 +479,47 @@ class Store(Stmt):
         env.fields[self.field][k] = to_type(self.e.ev(env), self.t)
 
 
+class AugStore(Stmt):
+    """`out[idx] op= e`: the index once, the old value read before the right side (B25)."""
+
+    def __init__(self, field, t, index, op, e):
+        self.field, self.t, self.index, self.op, self.e = field, t, index, op, e
+
+    def render(self, ind):
+        return [f"{ind}{self.field}[{self.index.render()}] {self.op}= {self.e.render()}"]
+
+    def ev(self, env):
+        k = self.index.ev(env).v
+        old = env.fields[self.field][k]
+        r = Bin(self.op, _Const(old), self.e, promote(self.t, self.e.t)).ev(env)
+        env.fields[self.field][k] = to_type(r, self.t)
+
+
+class _Const(Expr):
+    def __init__(self, val):
+        self.val, self.t = val, val.t
+
+    def ev(self, env):
+        return self.val
+
+
+class TupleAssign(Stmt):
+    """`a, b = x, y`: every right side first, then the targets left to right (B25)."""
+
+    def __init__(self, names, types, exprs):
+        self.names, self.types, self.exprs = names, types, exprs
+
+    def render(self, ind):
+        rhs = ", ".join(e.render() if e.t is t else f"tack.{t.name}({e.render()})"
+                        for e, t in zip(self.exprs, self.types))
+        return [f"{ind}{', '.join(self.names)} = {rhs}"]
+
+    def ev(self, env):
+        vals = [to_type(e.ev(env), t) for e, t in zip(self.exprs, self.types)]
+        for n, v in zip(self.names, vals):
+            env.vars[n] = v
+
+
 class ArrStore(Stmt):
     def __init__(self, arr, t, index, e):
         self.arr, self.t, self.index, self.e = arr, t, index, e
@@ -531,16 +577,17 @@ class If(Stmt):
 
 
 class For(Stmt):
-    def __init__(self, var, lo, hi, body):
-        self.var, self.lo, self.hi, self.body = var, lo, hi, body
+    def __init__(self, var, lo, hi, body, step=1):
+        self.var, self.lo, self.hi, self.body, self.step = var, lo, hi, body, step
 
     def render(self, ind):
-        return ([f"{ind}for {self.var} in range({self.lo.render()}, {self.hi.render()}):"] +
-                render_block(self.body, ind + "    "))
+        step = f", {self.step}" if self.step != 1 else ""
+        return ([f"{ind}for {self.var} in range({self.lo.render()}, {self.hi.render()}{step}):"]
+                + render_block(self.body, ind + "    "))
 
     def ev(self, env):
         lo, hi = self.lo.ev(env).v, self.hi.ev(env).v
-        for k in range(lo, hi):
+        for k in range(lo, hi, self.step):
             env.vars[self.var] = V(I64, k)
             try:
                 run_block(self.body, env)
@@ -651,11 +698,18 @@ class Batch:
         self.has_f64 = rng.random() < 0.6
         self.n = rng.choice([16, 24, 32])
         self.width = rng.choice([4, 8]) if rng.random() < 0.3 else None  # ndrange(n/w, w)
+        # range(n), range(start, n), range(start, n, step) or range(start, s_len) (A14)
+        self.start = rng.choice([0, 0, 1, 3]) if self.width is None else 0
+        self.step = rng.choice([1, 1, 1, 2, 3]) if self.width is None else 1
+        self.bound_param = self.width is None and rng.random() < 0.2
+        self.size = rng.choice([3, 3, 4, 6])  # statement budget of a program's top block
+        self.extra_depth = rng.choice([0, 0, 1, 2])
         self.in_types = [t for t in INTS + FLOATS if self.has_f64 or t is not F64]
         self.inputs = {f"in_{t.name}": t for t in self.in_types}
         self.data = {name: make_data(rng, t, self.n) for name, t in self.inputs.items()}
         big = rng.choice([2**31 + rng.randrange(2**20), -(2**40) - rng.randrange(99)])
-        self.scalars = {"s_int": (literal_type(v := rng.randrange(-300, 300)), v),
+        self.scalars = {"s_len": (I32, self.n - rng.choice([0, 0, 1, 5])),
+                        "s_int": (literal_type(v := rng.randrange(-300, 300)), v),
                         "s_big": (I64, big),
                         "s_flt": (F64 if self.has_f64 else F32,
                                   float(np.float32(rng.uniform(-4, 4))))}
@@ -667,7 +721,12 @@ class Batch:
 
     def loop_header(self):
         if self.width is None:
-            return "    for i in range(in_i32.shape[0]):"
+            end = "s_len" if self.bound_param else "in_i32.shape[0]"
+            if self.step != 1:
+                return f"    for i in range({self.start}, {end}, {self.step}):"
+            if self.start:
+                return f"    for i in range({self.start}, {end}):"
+            return f"    for i in range({end}):"
         return f"    for i, j in tack.ndrange({self.n // self.width}, {self.width}):"
 
     def render_program(self, prog):
@@ -708,7 +767,8 @@ class Batch:
         for s, (t, v) in self.scalars.items():
             env_scalar = V(t, t.np(v) if t.is_float else v)
             fields.setdefault("__scalars__", {})[s] = env_scalar
-        for flat in range(self.n):
+        end = self.scalars["s_len"][1] if self.bound_param else self.n
+        for flat in range(self.start, end, self.step):
             env.flat = flat
             env.vars = dict(fields["__scalars__"])
             env.vars["i"] = V(I64, flat if self.width is None else flat // self.width)
@@ -753,6 +813,7 @@ class ProgramGen:
         self.funcs = []
         self.counter = 0
         self.depth_budget = 0
+        self.outputs_so_far = []
 
     def fresh(self, stem):
         self.counter += 1
@@ -830,7 +891,8 @@ class ProgramGen:
                 return Lit(literal_type(-a.v), -a.v) if -(2**63) <= -a.v < 2**64 else a
             return Un(rng.choice(["-", "~"]), a)
         if r < 0.62:
-            return self.condition(depth - 1)
+            c = self.condition(depth - 1)
+            return Not(Not(c)) if c.t.is_float else c
         if r < 0.7:
             a, b = self.int_expr(depth - 1), self.int_expr(depth - 1)
             if promote(a.t, b.t) is None:
@@ -857,7 +919,11 @@ class ProgramGen:
         if r < 0.96 and self.funcs_allowed():
             return self.func_call(depth - 1, "int")
         a = self.int_expr(depth - 1)
-        return Bin("**", a, Lit(I32, rng.randrange(0, 5)), a.t)
+        if rng.random() < 0.5:
+            return Bin("**", a, Lit(I32, rng.randrange(0, 5)), a.t)
+        e = self.int_expr(depth - 1)  # B16: any nonnegative exponent, the full u64 range too
+        e = Cast(U64, e) if rng.random() < 0.5 else Bin("%", Cast(I32, e), Lit(I32, 70), I32)
+        return Bin("**", a, e, a.t)
 
     def int_binary(self, depth):
         rng = self.rng
@@ -915,8 +981,13 @@ class ProgramGen:
                 return Call(fn, [a], a.t)
             b = self.float_expr(depth - 1)
             return Call(fn, [a, b], promote(a.t, b.t))
-        if r < 0.86:
+        if r < 0.82:
             return Cast(rng.choice(FLOATS if self.b.has_f64 else [F32]), self.float_expr(depth - 1))
+        if r < 0.85:  # int / int is f32 (B15); an int with a weak float literal is f32 (B4)
+            a = self.int_expr(depth - 1)
+            if rng.random() < 0.5:
+                return Bin("/", a, self.int_expr(depth - 1), F32)
+            return Bin(rng.choice(["*", "+", "-"]), a, Lit(F32, self.float_lit()), F32)
         if r < 0.92:
             return Cast(rng.choice(FLOATS if self.b.has_f64 else [F32]), self.int_expr(depth - 1))
         if r < 0.96 and self.funcs_allowed():
@@ -938,9 +1009,16 @@ class ProgramGen:
                     c = Cast(b.t, c)
                 return Cmp([rng.choice(CMP_OPS), rng.choice(CMP_OPS)], [a, b, c])
             return Cmp([rng.choice(CMP_OPS)], [a, b])
-        if r < 0.7:
+        if r < 0.62:
             a, b = self.exact_float(depth), self.exact_float(depth)
+            if rng.random() < 0.3:  # `x < 0.1` compares with x's type's nearest 0.1 (B4)
+                b = Lit(a.t, self.float_lit())
             return Cmp([rng.choice(CMP_OPS)], [a, b])
+        if r < 0.67:  # an integer against an exact float: compared in the float type
+            a, b = self.int_expr(depth), self.exact_float(depth)
+            return Cmp([rng.choice(CMP_OPS)], [a, b] if rng.random() < 0.5 else [b, a])
+        if r < 0.7:  # a float as a condition: nonzero or NaN is true (B21)
+            return self.exact_float(depth)
         if r < 0.85 and depth > 0:
             return BoolOp(rng.choice(["and", "or"]), self.condition(depth - 1),
                           self.condition(depth - 1))
@@ -1002,13 +1080,21 @@ class ProgramGen:
             arr, size = self.fresh("arr"), rng.choice([2, 4, 5])
             stmts.append(ArrDecl(arr, t, size))
             self.arrays[arr] = (t, size)
-        stmts += self.block(3, top=True)
         outputs, atomics = [], []
         for _ in range(rng.randint(1, 3)):
             t = rng.choice([t for t in INTS + FLOATS if b.has_f64 or t is not F64])
-            name = self.fresh("out")
-            outputs.append((name, t, b.n))
-            stmts.append(Store(name, t, Index(b.width), self.value_for(t, False, 3)))
+            outputs.append((self.fresh("out"), t, b.n))
+        self.outputs_so_far = outputs
+        stmts += self.block(b.size, top=True)
+        for name, t, _ in outputs:
+            if rng.random() < 0.3:
+                e = self.int_expr(2) if not t.is_float else self.float_expr(2)
+                if promote(t, e.t) is None:
+                    e = Cast(t, e)
+                ops = ["+", "-", "*"] + (["&", "|", "^"] if not t.is_float else [])
+                stmts.append(AugStore(name, t, Index(b.width), rng.choice(ops), e))
+            else:
+                stmts.append(Store(name, t, Index(b.width), self.value_for(t, False, 3)))
         if "atomic" in b.features and rng.random() < 0.4:
             t = rng.choice([I32, T["u32"]])
             name, size = self.fresh("acc"), rng.choice([1, 4])
@@ -1019,6 +1105,7 @@ class ProgramGen:
         return Program(self.name, stmts, outputs, atomics, self.funcs)
 
     def value_for(self, t, exact, depth):
+        depth += self.b.extra_depth
         """An expression storable into type t (only exact floats become integers)."""
         rng = self.rng
         if not t.is_float:
@@ -1030,7 +1117,7 @@ class ProgramGen:
     def block(self, budget, top=False, in_loop=False):
         rng = self.rng
         out = []
-        for _ in range(rng.randint(1, 3)):
+        for _ in range(rng.randint(1, max(1, min(budget, 4)))):
             if budget <= 0:
                 break
             out.append(self.statement(budget, top, in_loop))
@@ -1052,7 +1139,7 @@ class ProgramGen:
             self.loop_vars.append(var)
             body = self.block(budget - 1, False, True)
             self.loop_vars.pop()
-            return For(var, lo, hi, body)
+            return For(var, lo, hi, body, rng.choice([1, 1, 1, 2, 3]))
         if r < 0.72 and len(self.loop_vars) < 2:
             var = self.fresh("w")
             body = self.block(budget - 1, False, True)
@@ -1060,6 +1147,24 @@ class ProgramGen:
         if r < 0.8 and (in_loop or top):
             kind = "continue" if top and not in_loop else rng.choice(["break", "continue"])
             return If(self.condition(1), [Jump(kind)], [])
+        if r < 0.83 and self.outputs_so_far:
+            name, t, _ = rng.choice(self.outputs_so_far)
+            e = self.int_expr(2) if not t.is_float else self.float_expr(2)
+            ops = ["+", "-", "*"] + (["&", "|", "^"] if not t.is_float else [])
+            if promote(t, e.t) is None:
+                e = Cast(t, e)
+            return AugStore(name, t, Index(self.b.width), rng.choice(ops), e)
+        if r < 0.85 and len(self.locals) >= 2:
+            names = rng.sample(list(self.locals), 2)
+            types = [self.locals[n][0] for n in names]
+            exprs = [Name(names[1], types[1], self.locals[names[1]][1]),
+                     Name(names[0], types[0], self.locals[names[0]][1])]
+            if any(e.t.is_float and not t.is_float and not e.exact
+                   for e, t in zip(exprs, types)) or any(
+                       t.is_float and self.locals[n][1] and not e.exact
+                       for n, e, t in zip(names, exprs, types)):
+                return self.assign()
+            return TupleAssign(names, types, exprs)
         if r < 0.88 and self.arrays:
             arr = rng.choice(list(self.arrays))
             t, size = self.arrays[arr]
