@@ -65,6 +65,13 @@ tack_glob(TACK_CFAMILY_SOURCES codegen/cfamily)
 add_library(tack_cfamily STATIC ${TACK_CFAMILY_SOURCES})
 target_link_libraries(tack_cfamily PUBLIC tack_front)
 
+if(TACK_FUZZ)  # the whole compile path (tests/fuzz/CMakeLists.txt has the other targets)
+  add_executable(fuzz_compile tests/fuzz/fuzz_compile.cpp)
+  target_link_libraries(fuzz_compile PRIVATE tack_llvm tack_cfamily)
+  target_compile_options(fuzz_compile PRIVATE -fsanitize=fuzzer)
+  target_link_options(fuzz_compile PRIVATE -fsanitize=fuzzer)
+endif()
+
 find_package(Threads REQUIRED)
 tack_glob(TACK_RUNTIME_SOURCES driver runtime runtime/gpu ${TACK_CPU_DIR} runtime/opencl runtime/level_zero
   runtime/cuda runtime/hip runtime/null cache api)

@@ -241,19 +241,44 @@ DType import_dtype(const DLDataType& t) {
                                       ", " + std::to_string(t.bits) + " bits)");
 }
 
+// A producer's shape is untrusted: rank within 0..4, extents non-negative, the element count
+// representable (the strides check below multiplies extents).
+void check_shape(const DLTensor& t) {
+    if (t.ndim < 0 || t.ndim > Shape::kMaxRank)
+        raise_python(PyExc_ValueError,
+                     "tack fields have at most 4 dimensions, got " + std::to_string(t.ndim));
+    if (t.ndim > 0 && !t.shape) raise_python(PyExc_ValueError, "DLPack tensor has no shape");
+    int64_t n = 1;
+    for (int d = 0; d < t.ndim; ++d) {
+        if (t.shape[d] < 0)
+            raise_python(PyExc_ValueError,
+                         "DLPack tensor has a negative extent " + std::to_string(t.shape[d]));
+    }
+    if (std::find(t.shape, t.shape + t.ndim, int64_t{0}) != t.shape + t.ndim) return;
+    for (int d = 0; d < t.ndim; ++d) {
+        if (__builtin_mul_overflow(n, t.shape[d], &n))
+            raise_python(PyExc_ValueError,
+                         "DLPack tensor is too large: its element count exceeds 2**63 - 1");
+    }
+}
+
 void check_contiguous(const DLTensor& t) {
+<<<<<<< HEAD
     if (!t.strides) return;
     // An empty tensor addresses no element, so any strides describe it (NumPy exports 0).
     for (int d = 0; d < t.ndim; ++d) {
         if (t.shape[d] == 0) return;
     }
+=======
+    if (!t.strides || std::find(t.shape, t.shape + t.ndim, int64_t{0}) != t.shape + t.ndim) return;
+>>>>>>> h-harden
     int64_t expected = 1;
     for (int d = t.ndim; d-- > 0;) {
         if (t.shape[d] != 1 && t.strides[d] != expected)
             raise_python(PyExc_ValueError,
                          "only C-contiguous tensors can be wrapped without copying; make the "
                          "tensor contiguous or use tack.from_dlpack(x, copy=True)");
-        expected *= t.shape[d];
+        expected *= t.shape[d];  // no overflow: check_shape bounded the product
     }
 }
 
@@ -280,9 +305,7 @@ nb::object from_capsule(nb::handle capsule) {
     check_device(t.device);
     DType dtype = import_dtype(t.dtype);
     if (!t.data) raise_python(PyExc_ValueError, "DLPack tensor has a null data pointer");
-    if (t.ndim > Shape::kMaxRank)
-        raise_python(PyExc_ValueError,
-                     "tack fields have at most 4 dimensions, got " + std::to_string(t.ndim));
+    check_shape(t);
     check_contiguous(t);
     bool writable = !(versioned && (mv->flags & kReadOnlyFlag));
 

@@ -1,7 +1,8 @@
 // tack.Field: creation, host transfers, views, fills, conversions, element reads and host
 // reductions, all delegated to tack::Array (CONTRACT C6-C18).
+#include <algorithm>
 #include <cstring>
-#include <numeric>
+#include <new>
 
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
@@ -11,10 +12,6 @@ namespace tack::python {
 namespace {
 
 using Extents = std::vector<int64_t>;
-
-int64_t product(const Extents& e) {
-    return std::accumulate(e.begin(), e.end(), int64_t{1}, std::multiplies<>());
-}
 
 nb::tuple to_tuple(const Extents& e) {
     nb::list l;
@@ -27,25 +24,49 @@ std::string shape_text(const Extents& e) {
     return nb::cast<std::string>(nb::repr(to_tuple(e)));
 }
 
+// Element count of non-negative extents; ValueError naming the shape when it overflows
+// (issue 12: a wrapped product gave fields of size 0 that kernels then wrote past).
+int64_t product(const Extents& e) {
+    int64_t n = 1;
+    if (std::find(e.begin(), e.end(), int64_t{0}) != e.end()) return 0;
+    for (int64_t x : e) {
+        if (__builtin_mul_overflow(n, x, &n))
+            raise_python(PyExc_ValueError,
+                         "Field shape " + shape_text(e) +
+                             " is too large: its element count exceeds 2**63 - 1");
+    }
+    return n;
+}
+
+// A Python int as an extent; one past int64 is "too large", not a C++ cast failure.
+int64_t extent_arg(nb::handle item) {
+    nb::object v = nb::steal(PyNumber_Index(item.ptr()));
+    if (!v.is_valid()) throw nb::python_error();
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow > 0)
+        raise_python(PyExc_ValueError,
+                     "Field extent " + nb::cast<std::string>(nb::repr(v)) + " is too large");
+    if (overflow < 0 || x < 0)
+        raise_python(PyExc_ValueError, "negative dimensions are not allowed");
+    if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+    return x;
+}
+
 // An int or a sequence of ints (NumPy integers included); negative extents are refused here
 // because the storage shape would hide them.
 Extents shape_arg(nb::handle h) {
     Extents out;
     if (PyIndex_Check(h.ptr())) {
-        out.push_back(nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr()))));
+        out.push_back(extent_arg(h));
     } else {
-        for (nb::handle item : nb::iter(h)) {
-            nb::object v = nb::steal(PyNumber_Index(item.ptr()));
-            if (!v.is_valid()) throw nb::python_error();
-            out.push_back(nb::cast<int64_t>(v));
-        }
+        for (nb::handle item : nb::iter(h))
+            out.push_back(extent_arg(item));
     }
     if (out.size() > static_cast<size_t>(Shape::kMaxRank))
         raise_python(PyExc_ValueError,
                      "Field shapes have at most 4 dimensions, got " + std::to_string(out.size()));
-    for (int64_t e : out) {
-        if (e < 0) raise_python(PyExc_ValueError, "negative dimensions are not allowed");
-    }
+    (void)product(out);
     return out;
 }
 
@@ -57,7 +78,9 @@ Shape storage_shape(const Extents& host) {
 // Host shape of a field whose elements are `elem_dims`-shaped: flat storage (CONTRACT C11).
 Extents host_shape(const Extents& elements, const Extents& elem_dims) {
     if (elem_dims.empty()) return elements;
-    return Extents{product(elements) * product(elem_dims)};
+    Extents all = elements;
+    all.insert(all.end(), elem_dims.begin(), elem_dims.end());
+    return Extents{product(all)};
 }
 
 Field new_field(DType dtype, const Extents& elements, const Extents& elem_dims) {
@@ -65,7 +88,15 @@ Field new_field(DType dtype, const Extents& elements, const Extents& elem_dims) 
     f.shape = host_shape(elements, elem_dims);
     f.elements = elements;
     f.elem_dims = elem_dims;
-    f.array = tack::zeros(dtype, storage_shape(f.shape));
+    try {
+        f.array = tack::zeros(dtype, storage_shape(f.shape));
+    } catch (const std::bad_alloc&) {
+        int64_t bytes = 0;
+        (void)__builtin_mul_overflow(product(f.shape), int64_t{size_bytes(dtype)}, &bytes);
+        raise_python(PyExc_MemoryError, "Cannot allocate a field of shape " + shape_text(elements) +
+                                            " and dtype tack." + name(dtype) + ": " +
+                                            std::to_string(bytes) + " bytes");
+    }
     note_device_used();
     return f;
 }
@@ -203,6 +234,7 @@ nb::object converted(const Field& f, DType dtype) {
     return make_field(std::move(out));
 }
 
+<<<<<<< HEAD
 // One integer index per element dimension, or f[None] for a 0-d field; negatives count from
 // the end (CONTRACT C12).
 [[noreturn]] void bad_index(const Field& f) {
@@ -224,6 +256,30 @@ bool index_value(nb::handle h, int64_t& out) {
     return true;
 }
 
+=======
+// An integer index along axis `d`; one beyond int64 is out of bounds (IndexError), never a C++
+// cast failure (issue 12: f[2**70] raised "RuntimeError: std::bad_cast").
+int64_t index_arg(const Field& f, nb::handle item, size_t d) {
+    if (!PyIndex_Check(item.ptr()))
+        raise_python(PyExc_TypeError,
+                     "Fields are indexed with integers (one per dimension); slicing is not "
+                     "supported, use to_numpy() or reshape()");
+    nb::object v = nb::steal(PyNumber_Index(item.ptr()));
+    if (!v.is_valid()) throw nb::python_error();
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (overflow != 0) {
+        std::string size = d < f.elements.size() ? std::to_string(f.elements[d]) : "?";
+        raise_python(PyExc_IndexError, "index " + nb::cast<std::string>(nb::str(v)) +
+                                           " is out of bounds for axis " + std::to_string(d) +
+                                           " with size " + size);
+    }
+    return x;
+}
+
+// One index per element dimension (or None / () for 0-d); negatives count from the end.
+>>>>>>> h-harden
 int64_t flat_element(const Field& f, nb::handle index) {
     Extents idx;
     if (index.is_none()) {
@@ -234,6 +290,7 @@ int64_t flat_element(const Field& f, nb::handle index) {
                              std::to_string(f.elements.size()) + " integer indices");
         }
     } else if (PyTuple_Check(index.ptr())) {
+<<<<<<< HEAD
         for (nb::handle i : nb::borrow<nb::tuple>(index)) {
             int64_t k;
             if (!index_value(i, k)) bad_index(f);
@@ -243,6 +300,18 @@ int64_t flat_element(const Field& f, nb::handle index) {
         int64_t k;
         if (!index_value(index, k)) bad_index(f);
         idx.push_back(k);
+=======
+        size_t d = 0;
+        for (nb::handle i : nb::borrow<nb::tuple>(index))
+            idx.push_back(index_arg(f, i, d++));
+    } else {
+        idx.push_back(index_arg(f, index, 0));
+    }
+    if (idx.size() != f.elements.size()) {
+        raise_python(PyExc_IndexError, "Field of shape " + shape_text(f.elements) +
+                                           " indexed with " + std::to_string(idx.size()) +
+                                           " indices");
+>>>>>>> h-harden
     }
     if (idx.size() != f.elements.size()) bad_index(f);
     int64_t flat = 0;
@@ -471,7 +540,11 @@ void init_fields(nb::module_& m) {
     m.def("_field", &create, nb::arg("dtype"), nb::arg("shape"), nb::arg("elem_dims").none());
     m.def("_arange", [](int64_t n, nb::handle dtype) {
         Field f;
-        f.array = tack::arange(n, dtype_arg(dtype));
+        try {
+            f.array = tack::arange(n, dtype_arg(dtype));
+        } catch (const std::bad_alloc&) {
+            raise_python(PyExc_MemoryError, "Cannot allocate arange(" + std::to_string(n) + ")");
+        }
         f.shape = f.elements = Extents{n};
         note_device_used();
         return make_field(std::move(f));

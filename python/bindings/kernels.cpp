@@ -197,6 +197,11 @@ std::string shorten_compiler_log(const std::string& text) {
 void check_count(const PyKernel& k, size_t given) {
     size_t want = k.def().params.size();
     if (given != want) {
+        try {  // an unsupported parameter form is reported, located, before the arity
+            k.impl().check_valid();
+        } catch (const Error& e) {
+            raise_python(e);
+        }
         raise_python(PyExc_TypeError, "Kernel '" + k.name() + "' expects " + std::to_string(want) +
                                           " arguments, got " + std::to_string(given));
     }

@@ -34,7 +34,12 @@ def full(dtype, shape, value):
 
 def arange(n, dtype=i32):
     """0, 1, ..., n-1 as `dtype`."""
-    return _tack._arange(operator.index(n), dtype)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"arange needs a non-negative count, got {n}")
+    if n >= 2**63:
+        raise ValueError(f"arange({n}) is too large: the element count exceeds 2**63 - 1")
+    return _tack._arange(n, dtype)
 
 
 def field_like(arr, dtype=None):
@@ -133,11 +138,17 @@ array_from_ptr = field_from_ptr
 
 def from_dlpack(source, copy=False):
     """A field sharing a DLPack producer's memory (CONTRACT C23); `copy=True` copies it."""
+    is_capsule = type(source).__name__ == "PyCapsule"
+    if not is_capsule and not hasattr(source, "__dlpack__"):
+        raise TypeError(
+            "from_dlpack() takes a DLPack capsule or an object with __dlpack__, "
+            f"got {type(source).__name__}"
+        )
     if copy:
         import numpy as np
 
         return field_like(np.from_dlpack(source))
-    if type(source).__name__ == "PyCapsule":
+    if is_capsule:
         return _tack._from_dlpack_capsule(source)
     try:
         capsule = source.__dlpack__(max_version=(1, 0))

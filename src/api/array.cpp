@@ -1,4 +1,5 @@
 // tack::Array: creation, host transfers, views, fills, conversions and host reductions.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -32,14 +33,19 @@ void check_shape(const Shape& shape) {
     for (int64_t e : shape) {
         if (e < 0) throw ValueError("Array extents must be non-negative, got " + shape.to_string());
     }
+    (void)shape.size();  // throws when the element count overflows
 }
 
+// Bytes of an array, at most INT64_MAX so that every offset, span end and padded allocation
+// size derived from it stays representable (issue 12: a wrapped count allocated 0 bytes).
 size_t byte_count(DType dtype, const Shape& shape) {
     int64_t n = shape.size();
-    if (n > std::numeric_limits<int64_t>::max() / size_bytes(dtype)) {
-        throw ValueError("Array of shape " + shape.to_string() + " is too large");
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(n, int64_t{size_bytes(dtype)}, &bytes)) {
+        throw ValueError("Array of shape " + shape.to_string() + " and dtype tack." + name(dtype) +
+                         " is too large: its byte count exceeds 2**63 - 1");
     }
-    return static_cast<size_t>(n) * static_cast<size_t>(size_bytes(dtype));
+    return static_cast<size_t>(bytes);
 }
 
 // Host-visible view of an array's elements: the storage itself where it is host memory, else
@@ -79,9 +85,15 @@ Shape::Shape(std::span<const int64_t> extents) : rank_(static_cast<int>(extents.
 }
 
 int64_t Shape::size() const {
+    // Any zero extent makes the array empty whatever the others are (NumPy agrees).
+    if (std::find(begin(), end(), int64_t{0}) != end()) return 0;
     int64_t n = 1;
-    for (int64_t e : *this)
-        n *= e;
+    for (int64_t e : *this) {
+        if (__builtin_mul_overflow(n, e, &n)) {
+            throw ValueError("Array shape " + to_string() +
+                             " is too large: its element count exceeds 2**63 - 1");
+        }
+    }
     return n;
 }
 
@@ -134,13 +146,20 @@ Array ones(DType dtype, const Shape& shape, const Device& dev) {
 
 Array arange(int64_t n, DType dtype, const Device& dev) {
     if (n < 0) throw ValueError("arange needs a non-negative count, got " + std::to_string(n));
-    std::vector<int64_t> values(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-        values[static_cast<size_t>(i)] = i;
+    // The array first: a count too big to allocate is its ValueError / bad_alloc, and the
+    // values go over in bounded chunks rather than one host vector of n elements.
     Array a = empty_array(dtype, Shape(n), dev);
-    std::vector<unsigned char> converted(a.nbytes());
-    runtime::convert_elements(DType::i64, values.data(), dtype, converted.data(), values.size());
-    a.buffer()->write(0, converted.data(), converted.size());
+    constexpr int64_t kChunk = int64_t{1} << 16;
+    std::vector<int64_t> values(static_cast<size_t>(std::min(n, kChunk)));
+    std::vector<unsigned char> converted(values.size() * size_bytes(dtype));
+    for (int64_t begin = 0; begin < n; begin += kChunk) {
+        auto count = static_cast<size_t>(std::min(kChunk, n - begin));
+        for (size_t k = 0; k < count; ++k)
+            values[k] = begin + static_cast<int64_t>(k);
+        runtime::convert_elements(DType::i64, values.data(), dtype, converted.data(), count);
+        a.buffer()->write(static_cast<size_t>(begin) * size_bytes(dtype), converted.data(),
+                          count * size_bytes(dtype));
+    }
     return a;
 }
 

@@ -29,6 +29,8 @@ constexpr size_t kDigestSize = 32;
 constexpr size_t kHeaderSize = sizeof(kMagic) + 4 + 4 + 8 + kDigestSize;
 constexpr const char* kEntrySuffix = ".bin";
 constexpr const char* kTempPrefix = ".tmp-";
+// No compiled variant comes near this; a bigger file is not ours (or is an attack on memory).
+constexpr uint64_t kMaxEntryBytes = uint64_t{1} << 30;
 
 void put_le(std::vector<uint8_t>& out, uint64_t value, int bytes) {
     for (int i = 0; i < bytes; ++i)
@@ -46,6 +48,8 @@ support::Hasher::Digest digest_of(std::span<const uint8_t> bytes) {
     return support::Hasher().update(bytes).digest();
 }
 
+}  // namespace
+
 std::vector<uint8_t> encode_entry(const std::string& key, std::span<const uint8_t> payload) {
     std::vector<uint8_t> out(kMagic, kMagic + sizeof(kMagic));
     out.reserve(kHeaderSize + key.size() + payload.size());
@@ -61,7 +65,7 @@ std::vector<uint8_t> encode_entry(const std::string& key, std::span<const uint8_
 
 // The payload if `file` is a complete, intact entry for `key`; nullopt for anything else
 // (truncated, corrupted, another format version, another key that hashed to the same name).
-std::optional<std::vector<uint8_t>> decode_entry(const std::vector<uint8_t>& file,
+std::optional<std::vector<uint8_t>> decode_entry(std::span<const uint8_t> file,
                                                  const std::string& key) {
     if (file.size() < kHeaderSize || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) {
         return std::nullopt;
@@ -82,23 +86,31 @@ std::optional<std::vector<uint8_t>> decode_entry(const std::vector<uint8_t>& fil
     return payload;
 }
 
-std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
-    std::vector<uint8_t> data;
+namespace {
+
+// What reading an entry file found.
+enum class ReadStatus { Ok, Missing, Bad };
+
+// Reads a regular file of at most kMaxEntryBytes. Anything else at the path (a FIFO, device,
+// socket, directory or symlink; issue 12: a FIFO blocked every later run forever) is Bad and
+// never blocks: O_NONBLOCK makes open() of a FIFO return at once, O_NOFOLLOW refuses links,
+// and fstat() is checked before the first read.
+ReadStatus read_file(const std::string& path, std::vector<uint8_t>& data) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? ReadStatus::Missing : ReadStatus::Bad;
     struct stat st {};
-    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+              static_cast<uint64_t>(st.st_size) <= kMaxEntryBytes;
     if (ok) data.resize(static_cast<size_t>(st.st_size));
     size_t done = 0;
     while (ok && done < data.size()) {
         ssize_t n = ::read(fd, data.data() + done, data.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        ok = n > 0;
+        ok = n > 0;  // 0: the file shrank under us (another writer's entry is renamed, not cut)
         done += ok ? size_t(n) : 0;
     }
     ::close(fd);
-    if (!ok) return std::nullopt;
-    return data;
+    return ok ? ReadStatus::Ok : ReadStatus::Bad;
 }
 
 bool write_all(int fd, const std::vector<uint8_t>& data) {
@@ -190,11 +202,13 @@ std::string DiskCache::entry_path(const std::string& key) const {
 std::optional<std::vector<uint8_t>> DiskCache::load(const std::string& key) const {
     if (!enabled_) return std::nullopt;
     std::string path = entry_path(key);
-    auto file = read_file(path);
-    if (!file) return std::nullopt;
-    auto payload = decode_entry(*file, key);
-    // A bad entry is deleted so the recompiled artifact can take its place. A concurrent writer
-    // may just have renamed a good one over it; losing that costs one recompile, nothing more.
+    std::vector<uint8_t> file;
+    ReadStatus status = read_file(path, file);
+    if (status == ReadStatus::Missing) return std::nullopt;
+    auto payload = status == ReadStatus::Ok ? decode_entry(file, key) : std::nullopt;
+    // A bad entry is deleted so the recompiled artifact can take its place (unlink removes a
+    // FIFO or a symlink itself, and fails harmlessly on a directory). A concurrent writer may
+    // just have renamed a good one over it; losing that costs one recompile, nothing more.
     if (!payload) ::unlink(path.c_str());
     return payload;
 }

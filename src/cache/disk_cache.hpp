@@ -52,6 +52,13 @@ class DiskCache {
     bool enabled_ = false;
 };
 
+/// The entry file format (exposed for the entry-reader fuzzer and tests): encode_entry's bytes
+/// decode to `payload` under the same key; decode_entry returns nullopt for anything that is
+/// not a complete, intact entry for `key`, whatever the bytes.
+std::vector<uint8_t> encode_entry(const std::string& key, std::span<const uint8_t> payload);
+std::optional<std::vector<uint8_t>> decode_entry(std::span<const uint8_t> file,
+                                                 const std::string& key);
+
 /// What a compiled variant's key is made of (Warp-style: everything that can change the code).
 struct KeyParts {
     std::string ir_text;             // normalized IR text

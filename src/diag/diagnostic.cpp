@@ -44,6 +44,26 @@ std::string caret_line(const SourceFile& file, SourceRange range, int local_line
     return out;
 }
 
+// The source line as shown under a message: C0 controls (tab aside) and DEL become their
+// Unicode control pictures (U+2400 + c, U+2421), one code point each so the caret stays
+// aligned, and a NUL byte can never cut the rendered text short (issue 12).
+std::string printable_line(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char ch : text) {
+        auto c = static_cast<unsigned char>(ch);
+        if ((c < 0x20 && c != '\t') || c == 0x7F) {
+            unsigned cp = c == 0x7F ? 0x2421 : 0x2400 + c;
+            out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string Diagnostic::render() const {
@@ -52,7 +72,7 @@ std::string Diagnostic::render() const {
                       ": " + error_kind_name(kind) + ": " + message + "\n";
     int local_line = file->local_line_of(range.begin);
     std::string indent(static_cast<size_t>(file->col_offset()), ' ');
-    out += "    " + indent + std::string(file->line_text(local_line)) + "\n";
+    out += "    " + indent + printable_line(file->line_text(local_line)) + "\n";
     out += "    " + indent + caret_line(*file, range, local_line) + "\n";
     return out;
 }

@@ -1,5 +1,8 @@
 #include "frontend/lexer.hpp"
 
+#include "frontend/unicode.hpp"
+
+#include <cstdio>
 #include <cstring>
 
 namespace tack::frontend {
@@ -311,9 +314,24 @@ void Lexer::number() {
 
 void Lexer::name_or_string() {
     uint32_t begin = i_;
-    while (i_ < n_ && is_ident_char(src_[i_]))
+    bool ascii = true;
+    while (i_ < n_ && is_ident_char(src_[i_])) {
+        ascii &= static_cast<unsigned char>(src_[i_]) < 0x80;
         ++i_;
+    }
     std::string_view word = src_.substr(begin, i_ - begin);
+    if (!ascii) {
+        // PEP 3131: XID_Start then XID_Continue; anything else (or malformed UTF-8) is an
+        // invalid character at its own position, as in CPython.
+        size_t bad = invalid_identifier_char(word);
+        if (bad != std::string_view::npos) {
+            if (bad > 0) emit(keyword_kind(word.substr(0, bad)), begin, begin + uint32_t(bad));
+            size_t len = 0;
+            decode_utf8(word, bad, len);
+            i_ = begin + uint32_t(bad + len);
+            return error(LexError::InvalidCharacter, begin + uint32_t(bad), i_);
+        }
+    }
     if (i_ < n_ && (src_[i_] == '"' || src_[i_] == '\'')) {
         int flags = string_prefix_flags(word);
         if (flags >= 0) {
@@ -431,6 +449,15 @@ void Lexer::op() {
     ++i_;
 }
 
+// Python's str.isprintable() for the characters an error can name: controls and the
+// invisible format characters are shown by code point only.
+bool printable(char32_t c) {
+    if (c < 0x20 || (c >= 0x7F && c < 0xA0) || c == 0xAD) return false;
+    if ((c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E)) return false;
+    if ((c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB)) return false;
+    return true;
+}
+
 constexpr const char* kLexErrorMessages[] = {
     "invalid character",
     "unterminated string literal",
@@ -458,7 +485,20 @@ std::string lex_error_message(const Token& tok, std::string_view src) {
     auto e = static_cast<LexError>(tok.flags);
     std::string msg = kLexErrorMessages[tok.flags];
     std::string_view text = tok.text(src);
-    if (e == LexError::InvalidCharacter || e == LexError::UnmatchedBracket) {
+    if (e == LexError::InvalidCharacter && !text.empty()) {
+        // CPython's wording; a control byte is never copied into the message (a NUL would
+        // end it there, losing the location and caret; issue 12).
+        size_t len = 0;
+        char32_t c = decode_utf8(text, 0, len);
+        char hex[16];
+        std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(c));
+        if (c == 0) return "source code cannot contain null bytes";
+        if (len != text.size() || (c == 0xFFFD && text != "\xEF\xBF\xBD"))
+            return "invalid UTF-8 in source";
+        if (!printable(c)) return std::string("invalid non-printable character ") + hex;
+        return msg + " '" + std::string(text) + "' (" + hex + ")";
+    }
+    if (e == LexError::UnmatchedBracket) {
         msg += " '";
         msg += text;
         msg += "'";

@@ -25,6 +25,19 @@ Parser::Nest::Nest(Parser& parser, int nesting) : p(parser), weight(nesting) {
 Parser::Parser(diag::SourceFilePtr file)
     : file_(std::move(file)), src_(file_->text()), toks_(lex(src_)) {
     result_.module.file = file_;
+    // The innermost bracket still open at the end of the file, matched as the lexer matches
+    // (an unmatched closer is its own error and pops nothing).
+    std::vector<const Token*> open;
+    for (const Token& t : toks_) {
+        if (t.is(Tok::LPar) || t.is(Tok::LSqb) || t.is(Tok::LBrace)) {
+            open.push_back(&t);
+        } else if ((t.is(Tok::RPar) || t.is(Tok::RSqb) || t.is(Tok::RBrace) ||
+                    (t.is(Tok::Error) && t.flags == uint8_t(LexError::MismatchedBracket))) &&
+                   !open.empty()) {
+            open.pop_back();
+        }
+    }
+    if (!open.empty()) never_closed_ = open.back();
 }
 
 const Token& Parser::next() {
@@ -99,10 +112,22 @@ std::string Parser::line_of(const Token& t) const {
 }
 
 void Parser::record(const SyntaxFailure& f) {
-    result_.errors.push_back(
-        diag::Diagnostic{diag::ErrorKind::SyntaxError, f.message, file_, f.range});
+    SourceRange range = f.range;
+    std::string message = f.message;
+    // CPython: a generic syntax error in a file that leaves a bracket open is reported as
+    // "'(' was never closed" at that bracket, not at the end of the file (issue 12).
+    if (never_closed_ && message.rfind("invalid syntax", 0) == 0) {
+        range = {never_closed_->begin, never_closed_->end};
+        message = "'" + std::string(text(*never_closed_)) + "' was never closed";
+    }
     nesting_ = 0;
     tree_depth_ = 0;
+    if (!result_.errors.empty() && result_.errors.back().range.begin == range.begin &&
+        result_.errors.back().message == message) {
+        return;  // recovery met the same open bracket again
+    }
+    result_.errors.push_back(
+        diag::Diagnostic{diag::ErrorKind::SyntaxError, std::move(message), file_, range});
 }
 
 ParseResult Parser::run() {

@@ -3,6 +3,8 @@
 // (statements) and parse_expr.cpp (expressions). Syntax errors unwind with a SyntaxFailure up
 // to the definition being parsed, which is then dropped; the module loop resumes after it.
 
+#include <algorithm>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "frontend/ast.hpp"
 #include "frontend/parser.hpp"
 #include "frontend/token.hpp"
+#include "frontend/unicode.hpp"
 
 namespace tack::frontend {
 
@@ -52,7 +55,15 @@ class Parser {
     [[noreturn]] void fail_unexpected(const Token& at, const char* context = nullptr) const;
     [[noreturn]] void fail_range(SourceRange r, std::string message) const;
     uint32_t prev_end() const { return last_end_; }
-    std::string_view text(const Token& t) const { return t.text(src_); }
+    /// A token's text; a name's in its NFKC form (PEP 3131, CONTRACT A10: 'ﬁ' is 'fi').
+    std::string_view text(const Token& t) const {
+        std::string_view raw = t.text(src_);
+        if (!t.is(Tok::Name) || std::all_of(raw.begin(), raw.end(), [](char c) {
+                return static_cast<unsigned char>(c) < 0x80;
+            }))
+            return raw;
+        return normalized_.emplace_back(nfkc_identifier(raw));
+    }
     std::string line_of(const Token& t) const;
 
     // --- module level (parse_module.cpp)
@@ -126,6 +137,9 @@ class Parser {
     int nesting_ = 0;
     int tree_depth_ = 0;
     ParseResult result_;
+    const Token* never_closed_ = nullptr;
+    mutable std::deque<std::string> normalized_;  // NFKC names; a deque keeps views valid  //
+                                                  // innermost bracket open at the end of the file
 };
 
 }  // namespace tack::frontend

@@ -1,5 +1,7 @@
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <new>
 
 #include "runtime/backend.hpp"
 
@@ -27,10 +29,13 @@ std::shared_ptr<HostBuffer> HostBuffer::allocate(std::shared_ptr<Backend> backen
                                                  std::size_t nbytes) {
     // At least one line even for empty arrays (CONTRACT E12: "≥1 byte"), so every array has a
     // distinct address and the disjointness check never sees two empty arrays as aliases.
+    // std::bad_alloc (Python: MemoryError) for a request no allocator can meet, also when the
+    // padding itself would wrap.
+    if (nbytes > std::numeric_limits<std::size_t>::max() - kAlignment) throw std::bad_alloc();
     std::size_t padded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
     if (padded == 0) padded = kAlignment;
     void* p = std::aligned_alloc(kAlignment, padded);
-    if (!p) throw RuntimeError("out of memory allocating " + std::to_string(nbytes) + " bytes");
+    if (!p) throw std::bad_alloc();
     std::memset(p, 0, padded);
     auto address = reinterpret_cast<std::uintptr_t>(p);
     return std::shared_ptr<HostBuffer>(

@@ -118,6 +118,7 @@ std::optional<Scalar> KernelImpl::call(std::span<const detail::Arg> args) {
 
 std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const detail::Arg> args) {
     try {
+        if (args.size() != fn_->params.size()) check_valid();  // located rejection first
         check_arguments(backend, args);
         check_valid();
         // Hot path: one shared lock finds the signature and, when compiled, the variant.

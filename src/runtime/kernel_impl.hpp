@@ -46,10 +46,13 @@ class KernelImpl {
     std::optional<Scalar> call(std::span<const detail::Arg> args);
     std::optional<Scalar> call_on(Backend& backend, std::span<const detail::Arg> args);
     std::size_t num_variants(const Backend& backend) const;
+    /// Source validation, run once; throws the first located rejection. Callers run it before
+    /// reporting an argument-count mismatch, so a `**kw` or keyword-only parameter is named
+    /// with its position rather than as an arity TypeError (issue 12).
+    void check_valid();
 
   private:
     void check_arguments(Backend& backend, std::span<const detail::Arg> args) const;
-    void check_valid();
     SignatureEntry& signature(BackendCache& cache, Backend& backend,
                               std::span<const detail::Arg> args);
     BackendCache& cache_for(Backend& backend);

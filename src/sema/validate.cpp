@@ -168,6 +168,15 @@ void Validator::run() {
 }
 
 void Validator::check_params() {
+    // Issue 12: `async def` was compiled as a plain function. A coroutine has no meaning on a
+    // device; the caret marks the `async` keyword the definition's range starts at.
+    if (fn_.is_async) {
+        SourceRange r{fn_.range.begin, fn_.range.begin + 5};
+        emit(ErrorKind::UnsupportedSyntax, r,
+             "unsupported AsyncFunctionDef " + at(r) + ": " +
+                 (kernel_ ? "a kernel" : "a device function") +
+                 " cannot be a coroutine; define it with plain 'def'");
+    }
     for (const Param& p : fn_.params) {
         if (p.rejected_form.empty()) continue;
         bool is_default = p.rejected_form.find("default") != std::string::npos;

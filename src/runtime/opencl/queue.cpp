@@ -1,6 +1,7 @@
 #include "runtime/opencl/queue.hpp"
 
 #include <cstring>
+#include <new>
 
 #include "runtime/errors.hpp"
 
@@ -39,6 +40,12 @@ cl_mem Queue::allocate(std::size_t nbytes) {
     cl_int err = CL_SUCCESS;
     std::size_t n = nbytes ? nbytes : 1;
     cl_mem mem = api_.clCreateBuffer(context_, CL_MEM_READ_WRITE, n, nullptr, &err);
+    // Too big for the device is std::bad_alloc (Python: MemoryError naming the shape), like
+    // the host allocator; CL_INVALID_BUFFER_SIZE is PoCL 5's answer past
+    // CL_DEVICE_MAX_MEM_ALLOC_SIZE.
+    // (-61 CL_INVALID_BUFFER_SIZE, -4 CL_MEM_OBJECT_ALLOCATION_FAILURE, -5 CL_OUT_OF_RESOURCES,
+    // -6 CL_OUT_OF_HOST_MEMORY.)
+    if (err == -61 || err == -4 || err == -5 || err == -6) throw std::bad_alloc();
     check(err, "clCreateBuffer");
     const std::uint8_t zero = 0;
     fill(mem, &zero, 1, n);

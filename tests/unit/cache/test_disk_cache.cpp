@@ -189,6 +189,56 @@ TEST(DiskCache, ForeignEntryIsDiscarded) {
     EXPECT_EQ(cache.load("key-a"), bytes_of("payload of a"));
 }
 
+// Issue 12: a FIFO in place of an entry blocked every later load forever (open() without
+// O_NONBLOCK waits for a writer). Each non-regular file must read as a bad entry, at once, be
+// removed where it can be, and let the next store and load work. The child process and its
+// alarm turn a regression into a failure instead of a hung test binary.
+TEST(DiskCache, NonRegularEntriesAreBadEntriesAndNeverBlock) {
+    struct Plant {
+        const char* name;
+        void (*make)(const std::string& path);
+    };
+    const Plant plants[] = {
+        {"fifo", [](const std::string& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0); }},
+        {"directory", [](const std::string& p) { fs::create_directory(p); }},
+        {"symlink to /dev/zero", [](const std::string& p) { fs::create_symlink("/dev/zero", p); }},
+        {"symlink to a fifo",
+         [](const std::string& p) {
+             std::string fifo = p + ".fifo";
+             ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+             fs::create_symlink(fifo, p);
+         }},
+        {"dangling symlink", [](const std::string& p) { fs::create_symlink(p + ".none", p); }},
+        {"sparse file over the size limit",
+         [](const std::string& p) {
+             int fd = ::open(p.c_str(), O_WRONLY | O_CREAT, 0600);
+             ASSERT_GE(fd, 0);
+             ASSERT_EQ(::ftruncate(fd, off_t{1} << 31), 0);
+             ::close(fd);
+         }},
+    };
+    for (const auto& plant : plants) {
+        TempDir tmp;
+        DiskCache cache(tmp.path());
+        std::string path = cache.entry_path("key");
+        plant.make(path);
+        int status = in_child([&] {
+            ::alarm(10);
+            if (cache.load("key") != std::nullopt) return 1;
+            if (cache.load("key") != std::nullopt) return 2;
+            return 0;
+        });
+        EXPECT_EQ(status, 0) << plant.name << " (128: killed, i.e. the load blocked)";
+        if (!fs::is_directory(path)) {
+            EXPECT_FALSE(fs::exists(fs::symlink_status(path))) << plant.name << " not removed";
+            cache.store("key", bytes_of("recompiled"));
+            EXPECT_EQ(cache.load("key"), bytes_of("recompiled")) << plant.name;
+        }
+        (void)cache.info();
+        (void)cache.clear();
+    }
+}
+
 TEST(DiskCache, ConcurrentWritersLeaveAValidEntry) {
     TempDir tmp;
     auto payload_a = pattern(200000, 1), payload_b = pattern(150000, 2);

@@ -234,5 +234,5 @@ TEST(ParserStmt, UnicodeNamesAndColumnsInCodePoints) {
     // "    été = α $": the '$' is the 13th code point of its line.
     EXPECT_EQ(tack::frontend::test::first_error(
                   "@tack.kernel\ndef k():\n    \xC3\xA9t\xC3\xA9 = \xCE\xB1 $\n"),
-              "3:13: invalid character '$'");
+              "3:13: invalid character '$' (U+0024)");
 }

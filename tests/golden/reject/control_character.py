@@ -1,0 +1,6 @@
+import tack
+
+@tack.kernel
+def k(x):
+    for i in range(x.shape[0]):
+        x[i] = 1  2

@@ -1,0 +1,7 @@
+import tack
+
+@tack.kernel
+def k(x):
+    for i in range(x.shape[0]):
+        ﬁ = 1
+        x[i] = fj

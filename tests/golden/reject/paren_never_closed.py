@@ -1,0 +1,8 @@
+import tack
+
+@tack.kernel
+def k(x):
+    for i in range(x.shape[0]):
+        x[i] = (1 +
+
+
