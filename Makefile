@@ -1,0 +1,94 @@
+# Two commands do everything on a fresh machine (see README.md):
+#   make demo   install what is missing, build, run an example
+#   make test   the same, then every test
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+# ccache hits across clones (CI builds a fresh clone): paths relative to the checkout.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
+export CCACHE_MAXSIZE := 5G
+
+.PHONY: setup configure build demo test unit golden python differential format-check asan fuzz \
+	bench bench-peers install clean docs docs-site docs-test scaleout wheel-test
+
+setup:
+	@scripts/setup.sh
+
+PYTHON_FLAGS = -DTACK_PYTHON=ON -DPython_EXECUTABLE=$(CURDIR)/.venv/bin/python
+
+configure: setup
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja $(PYTHON_FLAGS) $(CMAKE_FLAGS)
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+format-check: setup
+	@scripts/format.sh --check
+
+# Tests use a cache directory of their own so they neither read nor fill the user's cache.
+unit: build
+	@rm -rf $(BUILD)/test-cache
+	@cd $(BUILD) && TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache ctest --output-on-failure -j $(JOBS) -L unit
+
+python: build
+	@TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache scripts/python_test.sh $(BUILD)
+
+# 2,000 random programs on every available backend against a serial Python reference.
+differential: build
+	@TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache scripts/differential.sh 2000 1 $(BUILD)
+
+golden: build
+	@scripts/golden.sh $(BUILD)/tools/tackc/tackc
+
+asan: setup
+	@[ -f $(ASAN_BUILD)/build.ninja ] || cmake -S . -B $(ASAN_BUILD) -G Ninja -DTACK_SANITIZE=ON $(CMAKE_FLAGS)
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@rm -rf $(ASAN_BUILD)/test-cache
+	@cd $(ASAN_BUILD) && TACK_CACHE_DIR=$(CURDIR)/$(ASAN_BUILD)/test-cache ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -L unit
+
+fuzz: setup
+	@scripts/fuzz.sh $(FUZZ_BUILD) 60
+
+# The documentation: the site (build/site, warnings are errors; the capability and environment
+# tables are generated from this build) and every code block of docs/ run and compared.
+docs: docs-site docs-test
+
+docs-site: build
+	@NO_MKDOCS_2_WARNING=1 TACKC=$(CURDIR)/$(BUILD)/tools/tackc/tackc .venv-docs/bin/mkdocs build --strict -q
+
+docs-test: build
+	@rm -rf $(BUILD)/docs-prefix && cmake --install $(BUILD) --prefix $(BUILD)/docs-prefix >/dev/null
+	@.venv-docs/bin/python tests/docs/run_blocks.py --python .venv-docs/bin/python --build $(BUILD) --prefix $(CURDIR)/$(BUILD)/docs-prefix
+
+# MPI examples (1 and 2 ranks, Python and C++, bit-identical) and the 8-process cache race.
+scaleout: build
+	@scripts/scaleout_test.sh $(BUILD)
+
+# Not part of `make test` (a static-LLVM Release build of the extension takes long here):
+# builds the wheel, installs it into a fresh venv, checks it links no LLVM or vendor runtime.
+wheel-test: setup
+	@scripts/wheel_test.sh
+
+test: format-check build unit golden python differential docs scaleout asan fuzz
+	@echo "make test: all checks passed"
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+# The same kernels in Numba, Warp and Quadrants next to ours (benchmarks/peers.py). The peers go
+# into a venv of their own (.venv-peers), never into the package's dependencies.
+bench-peers: setup
+	@scripts/bench.sh --peers
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -6,11 +6,7 @@ files=$(git ls-files --cached --others --exclude-standard -- '*.cpp' '*.hpp' '*.
 [ -z "$files" ] && exit 0
 if [ "${1:-}" = "--check" ]; then
   clang-format --dry-run --Werror $files
-<<<<<<< HEAD
-  if [ -x .venv/bin/ruff ] && [ -d python ]; then .venv/bin/ruff check python tests/python tests/docs tests/scaleout examples scripts 2>/dev/null || .venv/bin/ruff check python; fi
-=======
-  if [ -x .venv/bin/ruff ] && [ -d python ]; then .venv/bin/ruff check python tests/python tests/random_programs examples 2>/dev/null || .venv/bin/ruff check python; fi
->>>>>>> h-harden
+  if [ -x .venv/bin/ruff ] && [ -d python ]; then .venv/bin/ruff check python tests/python tests/docs tests/scaleout tests/random_programs examples scripts 2>/dev/null || .venv/bin/ruff check python; fi
 else
   clang-format -i $files
 fi

@@ -263,15 +263,11 @@ void check_shape(const DLTensor& t) {
 }
 
 void check_contiguous(const DLTensor& t) {
-<<<<<<< HEAD
     if (!t.strides) return;
     // An empty tensor addresses no element, so any strides describe it (NumPy exports 0).
     for (int d = 0; d < t.ndim; ++d) {
         if (t.shape[d] == 0) return;
     }
-=======
-    if (!t.strides || std::find(t.shape, t.shape + t.ndim, int64_t{0}) != t.shape + t.ndim) return;
->>>>>>> h-harden
     int64_t expected = 1;
     for (int d = t.ndim; d-- > 0;) {
         if (t.shape[d] != 1 && t.strides[d] != expected)

@@ -234,7 +234,6 @@ nb::object converted(const Field& f, DType dtype) {
     return make_field(std::move(out));
 }
 
-<<<<<<< HEAD
 // One integer index per element dimension, or f[None] for a 0-d field; negatives count from
 // the end (CONTRACT C12).
 [[noreturn]] void bad_index(const Field& f) {
@@ -250,21 +249,11 @@ nb::object converted(const Field& f, DType dtype) {
                                       " (slices are not supported: use to_numpy() or reshape())");
 }
 
-bool index_value(nb::handle h, int64_t& out) {
-    if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) return false;
-    out = nb::cast<int64_t>(nb::steal(PyNumber_Index(h.ptr())));
-    return true;
-}
-
-=======
 // An integer index along axis `d`; one beyond int64 is out of bounds (IndexError), never a C++
 // cast failure (issue 12: f[2**70] raised "RuntimeError: std::bad_cast").
-int64_t index_arg(const Field& f, nb::handle item, size_t d) {
-    if (!PyIndex_Check(item.ptr()))
-        raise_python(PyExc_TypeError,
-                     "Fields are indexed with integers (one per dimension); slicing is not "
-                     "supported, use to_numpy() or reshape()");
-    nb::object v = nb::steal(PyNumber_Index(item.ptr()));
+bool index_value(const Field& f, nb::handle h, size_t d, int64_t& out) {
+    if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) return false;
+    nb::object v = nb::steal(PyNumber_Index(h.ptr()));
     if (!v.is_valid()) throw nb::python_error();
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
@@ -275,11 +264,10 @@ int64_t index_arg(const Field& f, nb::handle item, size_t d) {
                                            " is out of bounds for axis " + std::to_string(d) +
                                            " with size " + size);
     }
-    return x;
+    out = x;
+    return true;
 }
 
-// One index per element dimension (or None / () for 0-d); negatives count from the end.
->>>>>>> h-harden
 int64_t flat_element(const Field& f, nb::handle index) {
     Extents idx;
     if (index.is_none()) {
@@ -290,28 +278,16 @@ int64_t flat_element(const Field& f, nb::handle index) {
                              std::to_string(f.elements.size()) + " integer indices");
         }
     } else if (PyTuple_Check(index.ptr())) {
-<<<<<<< HEAD
+        size_t d = 0;
         for (nb::handle i : nb::borrow<nb::tuple>(index)) {
             int64_t k;
-            if (!index_value(i, k)) bad_index(f);
+            if (!index_value(f, i, d++, k)) bad_index(f);
             idx.push_back(k);
         }
     } else {
         int64_t k;
-        if (!index_value(index, k)) bad_index(f);
+        if (!index_value(f, index, 0, k)) bad_index(f);
         idx.push_back(k);
-=======
-        size_t d = 0;
-        for (nb::handle i : nb::borrow<nb::tuple>(index))
-            idx.push_back(index_arg(f, i, d++));
-    } else {
-        idx.push_back(index_arg(f, index, 0));
-    }
-    if (idx.size() != f.elements.size()) {
-        raise_python(PyExc_IndexError, "Field of shape " + shape_text(f.elements) +
-                                           " indexed with " + std::to_string(idx.size()) +
-                                           " indices");
->>>>>>> h-harden
     }
     if (idx.size() != f.elements.size()) bad_index(f);
     int64_t flat = 0;
