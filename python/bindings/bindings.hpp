@@ -127,8 +127,8 @@ std::optional<sema::FuncRef> func_ref_of(nb::handle source);
 /// Whether `h` is an instance of a @tack.data_oriented class.
 bool is_template_instance(nb::handle h);
 /// Expands one template instance (CONTRACT A23): appends its fields and runtime scalars (and
-/// those of nested instances) to `extras` as kernel arguments numbered from `first_index`, and
-/// returns the interned id of its compile-time view. ValueError for a self-containing instance.
+/// those of nested instances) to `extras`, where extras[k] is kernel argument first_index + k,
+/// and returns the interned id of its compile-time view. ValueError for a self-contained one.
 int expand_template(nb::handle obj, size_t first_index, std::vector<detail::Arg>& extras,
                     const std::string& what);
 

@@ -79,8 +79,7 @@ class ArgPack {
                 continue;
             }
             if (is_template_instance(h)) {
-                out[i].template_id =
-                    expand_template(h, n_ + extras.size(), extras, "'" + k.param_name(i) + "'");
+                out[i].template_id = expand_template(h, n_, extras, "'" + k.param_name(i) + "'");
                 s = Scalar::of(int32_t{0});
                 continue;
             }

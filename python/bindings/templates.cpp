@@ -78,7 +78,13 @@ struct Expander {
                 nb::handle(reinterpret_cast<PyTypeObject*>(klass.ptr())->tp_dict));
             for (auto [k, v] : d) {
                 std::string name = nb::cast<std::string>(k);
-                if (name.empty() || name[0] == '_' || members.count(name)) continue;
+                // Private data is ignored (A23), but a private @tack.func method (`_l1d`) is
+                // still one the class's other methods call.
+                bool dunder = name.rfind("__", 0) == 0;
+                if (name.empty() || dunder || members.count(name)) continue;
+                if (name[0] == '_' && !func_of(v) &&
+                    !PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type))
+                    continue;
                 sema::TemplateMember m;
                 m.name = name;
                 if (is_number(v)) {

@@ -178,3 +178,16 @@ def test_a_bad_template_attribute_names_class_attribute_and_line():
 
     with pytest.raises(ValueError, match=r"Plain.*'helper'.*line \d+"):
         uses(Plain(), tack.field(tack.f32, (1,)))
+
+
+@tack.kernel
+def _two_templates(a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = a.at(0, i) + b.at(1, i) + a.scale * 100.0 + b.scale * 1000.0
+
+
+def test_two_template_arguments_get_their_own_extra_arguments(backend):
+    out = tack.field(tack.f32, (4,))
+    _two_templates(_grid(1.0, rows=2), _grid(2.0, rows=3), out)
+    v = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(out.to_numpy(), v[0] + v[1] * 2.0 + 100.0 + 2000.0)
