@@ -44,8 +44,13 @@ def test_unallocatable_field_is_a_memory_error_naming_the_shape(backend):
 
 def test_vector_field_count_overflow():
     with pytest.raises(ValueError, match="too large"):
-        tack.Vector.field(2**32, tack.f32, (2**32,))
+        tack.Vector.field(64, tack.f32, (2**60,))
     with pytest.raises(ValueError, match="too large"):
+        tack.Matrix.field(4, 4, tack.f32, (2**61,))
+    # Element shapes themselves are bounded: vectors up to 64, matrices up to 4x4 (A28).
+    with pytest.raises(ValueError, match="1 to 64 components"):
+        tack.Vector.field(2**32, tack.f32, (2**32,))
+    with pytest.raises(ValueError, match="at most 4x4"):
         tack.Matrix.field(2**16, 2**16, tack.f32, (2**32,))
 
 
