@@ -86,11 +86,11 @@ ir::ExprPtr Lowerer::lower_expr(const ast::Expr& e, ir::Block& out, Hint hint) {
 
 ir::ExprPtr Lowerer::lower_condition(const ast::Expr& e, ir::Block& out, const char* what) {
     Val v = lower_value(e, out);
-    if (v.shape.is_vector()) {
+    if (!v.shape.is_scalar()) {
         fail(ErrorKind::UnsupportedSyntax,
              std::string(what) + " has a " + v.shape.text() +
-                 " as its condition; reduce it with any(...) or all(...), or pick per "
-                 "component with tack.select(mask, a, b)",
+                 " as its condition, where a single value is required; reduce it with any(...) "
+                 "or all(...), or pick per component with tack.select(mask, a, b)",
              e.range);
     }
     return scalar_of(v, e.range);

@@ -97,9 +97,11 @@ def test_long_kernels_do_not_stay_serial_in_fresh_processes(tmp_path):
         assert r.returncode == 0, r.stderr
         out = json.loads(r.stdout.strip().splitlines()[-1])
         assert out["ok"]
-        # The decision itself, whatever the scheduler did: every call fans out (the first one
-        # after timing a serial prefix).
-        assert all(out["fanned"]), out["fanned"]
+        # The decision itself, whatever the scheduler did: every call after the first fans out.
+        # The first times a serial prefix, and on a host this loaded it may finish the range
+        # before the prefix says fanning out pays (the issue asks that no LATER call stays
+        # serial or pays a probe).
+        assert all(out["fanned"][1:]), out["fanned"]
         # Idle workers on the last five calls in a row: the policy kept the kernel serial. (On a
         # loaded host a fanned-out call may also find its worker unscheduled until the caller
         # has stolen every piece, but not five calls of ~10 ms running.)

@@ -516,7 +516,7 @@ REJECTIONS = [
     ),
     (["out[i] = v[i] * m[i].x"], r"'x' names a component of a vector; a matrix entry is m\[i, j\]"),
     (["m[i] = tack.Matrix([[1.0, 2.0], [3.0]])"], "has rows of different lengths"),
-    (["if m[i]:", "    out[i] = v[i]"], "uses a 2x2 matrix where a single value is required"),
+    (["if m[i]:", "    out[i] = v[i]"], "has a 2x2 matrix as its condition"),
     (
         ["if v[i] > 0.0:", "    out[i] = v[i]"],
         "has a 2-vector as its condition; reduce it with any",
