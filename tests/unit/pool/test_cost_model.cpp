@@ -95,12 +95,16 @@ TEST(CostModel, ThresholdFormula) {
     EXPECT_GT(f, 0.0);
     EXPECT_EQ(executor.margin(), 3.0);
     EXPECT_EQ(executor.min_elems_for(0.0), kNeverParallel);
-    EXPECT_EQ(executor.min_elems_for(2.0), std::max<int64_t>(4, int64_t(f * 3.0 / 2.0)));
+    // A range whose serial run would take 1 ms or more always fans out, whatever the measured
+    // fan-out cost (which a loaded host inflates): the threshold never exceeds 1 ms of work.
+    auto capped = [](double formula, double serial_ns_per_elem) {
+        return std::max<int64_t>(4, int64_t(std::min(formula, 1e6 / serial_ns_per_elem)));
+    };
+    EXPECT_EQ(executor.min_elems_for(2.0), capped(f * 3.0 / 2.0, 2.0));
     EXPECT_EQ(executor.min_elems_for(1e12), 4);  // floor: at least one element per thread
     // v2 rate = r_s - min(r_p, 0.9 r_s): a measured parallel rate raises the threshold.
-    EXPECT_EQ(executor.min_elems_for(2.0, 1.0), std::max<int64_t>(4, int64_t(f * 3.0 / 1.0)));
-    EXPECT_EQ(executor.min_elems_for(2.0, 5.0),
-              std::max<int64_t>(4, int64_t(f * 3.0 / (2.0 - 0.9 * 2.0))));
+    EXPECT_EQ(executor.min_elems_for(2.0, 1.0), capped(f * 3.0 / 1.0, 2.0));
+    EXPECT_EQ(executor.min_elems_for(2.0, 5.0), capped(f * 3.0 / (2.0 - 0.9 * 2.0), 2.0));
     CpuExecutor defaults(2, CpuPolicy::V2, std::nullopt);
     EXPECT_EQ(defaults.margin(), 2.0);
 }
