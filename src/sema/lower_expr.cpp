@@ -89,8 +89,8 @@ ir::ExprPtr Lowerer::lower_condition(const ast::Expr& e, ir::Block& out, const c
     if (!v.shape.is_scalar()) {
         fail(ErrorKind::UnsupportedSyntax,
              std::string(what) + " has a " + v.shape.text() +
-                 " as its condition, where a single value is required; reduce it with any(...) "
-                 "or all(...), or pick per component with tack.select(mask, a, b)",
+                 " as its condition; reduce it with any(...) or all(...) to the single value a "
+                 "condition needs, or pick per component with tack.select(mask, a, b)",
              e.range);
     }
     return scalar_of(v, e.range);
