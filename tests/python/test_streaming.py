@@ -64,3 +64,19 @@ def test_loop_start_offset():
     want = src.copy()
     want[:5] = 0
     assert np.array_equal(dst.to_numpy(), want)
+
+
+@tack.kernel
+def _ignores_a_parameter(a, b, c, d, out, n):
+    for i in range(n):
+        out[i] = tack.f32(i) * 2.0
+
+
+def test_a_streaming_kernel_may_ignore_a_parameter():
+    """O3's dead-argument elimination used to renumber the streaming copy's arguments, and the
+    pass that marks its stores then read past them (an LLVM assertion, UB without one)."""
+    tack.init(tack.cpu)
+    unused = [tack.field(tack.f32, (4,)) for _ in range(4)]
+    out = tack.field(tack.f32, (1000,))
+    _ignores_a_parameter(*unused, out, 1000)
+    assert (out.to_numpy() == np.arange(1000) * 2.0).all()

@@ -177,10 +177,14 @@ llvm::Function* emit_kernel_function(llvm::Module& m, const ir::Kernel& k,
     }
     types.push_back(llvm::Type::getInt64Ty(ctx));
     types.push_back(llvm::Type::getInt64Ty(ctx));
-    llvm::Function* fn =
-        declare(m, llvm::Type::getVoidTy(ctx), types, llvm::GlobalValue::InternalLinkage, symbol);
     // The streaming copy stays a function of its own: streaming.cpp finds its stores to the
-    // streamed parameter there after O3.
+    // streamed parameter there after O3, by argument number. It is external (hidden) so that
+    // O3's dead-argument elimination, which rewrites internal functions' signatures, cannot
+    // renumber its arguments (a kernel that ignores a parameter used to crash here).
+    auto linkage =
+        inline_always ? llvm::GlobalValue::InternalLinkage : llvm::GlobalValue::ExternalLinkage;
+    llvm::Function* fn = declare(m, llvm::Type::getVoidTy(ctx), types, linkage, symbol);
+    if (!inline_always) fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
     fn->addFnAttr(inline_always ? llvm::Attribute::AlwaysInline : llvm::Attribute::NoInline);
     std::vector<Value*> args;
     for (auto& a : fn->args())

@@ -143,6 +143,8 @@ void finish_streaming_stores(llvm::Module& m, const ir::Kernel& k) {
     std::optional<StreamingStore> streamed = streaming_store(k);
     llvm::Function* fn = m.getFunction(ntkernel_symbol(k.name));
     if (!streamed || !fn || fn->isDeclaration()) return;
+    // The function keeps one argument per parameter (emit_kernel.cpp keeps it external).
+    if (fn->arg_size() != k.params.size() + 2) return;
     llvm::Value* target = fn->getArg(unsigned(streamed->param));
     const llvm::DataLayout& dl = m.getDataLayout();
     llvm::MDNode* nontemporal =
