@@ -79,40 +79,16 @@ Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want
     if (!e.keywords.empty()) {
         fail(ErrorKind::UnsupportedSyntax, "keyword arguments are not supported", e.range);
     }
-    // A template's method or function attribute: cfg.step(x), self.helper(y) (A24, A25).
-    if (const auto* attr = e.func->as<ast::Attribute>()) {
-        if (auto self = template_of(*attr->value)) {
-            const TemplateMember* m = member_of(*attr);
-            bool method = m->kind == TemplateMember::Kind::Method;
-            if (!method && m->kind != TemplateMember::Kind::Func) {
-                fail(ErrorKind::ValueError,
-                     "'" + dotted(*e.func) +
-                         "' is not a @tack.func; a kernel calls only @tack.func methods of a "
-                         "template",
-                     e.range);
-            }
-            auto results = inline_call(e, m->func, out, method ? &*self : nullptr);
-            if (!want_value) return {};
-            if (results.size() != 1) {
-                type_error("'" + dotted(*e.func) + "' returns " + std::to_string(results.size()) +
-                               " values; unpack them into one target each",
-                           e.range);
-            }
-            return results[0];
-        }
-    }
-    Resolution res = resolve_callee(e);
     std::string n = dotted(*e.func);
-    if (res.kind == Resolution::Kind::Func) {
-        auto results = inline_call(e, res.func, out);
+    if (auto results = inline_callee(e, out)) {
         if (!want_value) return {};
-        if (results.empty()) type_error("'" + n + "' returns no value", e.range);
-        if (results.size() != 1) {
-            type_error("'" + n + "' returns " + std::to_string(results.size()) +
+        if (results->empty()) type_error("'" + n + "' returns no value", e.range);
+        if (results->size() != 1) {
+            type_error("'" + n + "' returns " + std::to_string(results->size()) +
                            " values; unpack them into one target each",
                        e.range);
         }
-        return results[0];
+        return (*results)[0];
     }
     if (const builtins::Builtin* b = intrinsic_of(e)) {
         check_arity(e, std::string(b->name), b->min_args, b->max_args);
@@ -145,17 +121,29 @@ Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want
          e.range);
 }
 
-std::vector<Val> Lowerer::lower_call_multi(const ast::Call& e, ir::Block& out) {
+std::optional<std::vector<Val>> Lowerer::inline_callee(const ast::Call& e, ir::Block& out) {
+    // A template's method or function attribute: cfg.step(x), self.helper(y) (A24, A25).
     if (const auto* attr = e.func->as<ast::Attribute>()) {
         if (auto self = template_of(*attr->value)) {
             const TemplateMember* m = member_of(*attr);
-            if (m->kind == TemplateMember::Kind::Method || m->kind == TemplateMember::Kind::Func)
-                return inline_call(e, m->func, out,
-                                   m->kind == TemplateMember::Kind::Method ? &*self : nullptr);
+            bool method = m->kind == TemplateMember::Kind::Method;
+            if (!method && m->kind != TemplateMember::Kind::Func) {
+                fail(ErrorKind::ValueError,
+                     "'" + dotted(*e.func) +
+                         "' is not a @tack.func; a kernel calls only @tack.func methods of a "
+                         "template",
+                     e.range);
+            }
+            return inline_call(e, m->func, out, method ? &*self : nullptr);
         }
     }
     Resolution res = resolve_callee(e);
     if (res.kind == Resolution::Kind::Func) return inline_call(e, res.func, out);
+    return std::nullopt;
+}
+
+std::vector<Val> Lowerer::lower_call_multi(const ast::Call& e, ir::Block& out) {
+    if (auto results = inline_callee(e, out)) return *results;
     return {lower_call(e, out, std::nullopt)};
 }
 

@@ -178,7 +178,7 @@ class Lowerer {
     void assign_name(const std::string& name, Val value, bool weak, SourceRange r, ir::Block& out);
     /// The literal-locals table of a function body (see Scope::literal_locals).
     void find_literal_locals(const ast::StmtList& body, const std::vector<ast::Param>& params,
-                             Scope& scope) const;
+                             Scope& scope);
     Hint name_hint(const std::string& name) const;
 
     // ---- expressions (lower_expr.cpp) -------------------------------------------------------
@@ -251,7 +251,6 @@ class Lowerer {
     void write(const Place& p, Val v, ir::Block& out, SourceRange r);
     Val lower_any_all(const ast::Call& e, const std::string& name, ir::Block& out);
     Val lower_constructor(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint);
-    std::string shape_name(const Binding& b) const;
     /// tex.sample(u, v, w): trilinear interpolation over the texture's texels (A39).
     Val lower_sample(const ast::Call& e, const Binding& tex, ir::Block& out);
 
@@ -260,6 +259,9 @@ class Lowerer {
     /// Val when the call has no value and none is wanted.
     Val lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want_value = true);
     std::vector<Val> lower_call_multi(const ast::Call& e, ir::Block& out);
+    /// The results of inlining the @tack.func `e` calls (a resolved name or a template's
+    /// method or function attribute); nullopt when `e` calls something else.
+    std::optional<std::vector<Val>> inline_callee(const ast::Call& e, ir::Block& out);
     std::string dotted(const ast::Expr& e) const;  // "tack.sqrt"; "" when not a dotted name
     Resolution resolve_callee(const ast::Call& e) const;
     const builtins::Builtin* intrinsic_of(const ast::Call& e) const;

@@ -452,7 +452,6 @@ void count_bindings(const ast::StmtList& body, std::map<std::string, int>& n,
             }
         } else if (const auto* a = s->as<ast::AugAssign>()) {
             count_targets(*a->target, n);
-            ++n[""];  // keeps the map honest for non-name targets
         } else if (const auto* a = s->as<ast::AnnAssign>()) {
             count_targets(*a->target, n);
         } else if (const auto* f = s->as<ast::For>()) {
@@ -502,14 +501,14 @@ bool reads_memory(const ast::Expr& e) {
 }  // namespace
 
 void Lowerer::find_literal_locals(const ast::StmtList& body, const std::vector<ast::Param>& params,
-                                  Scope& scope) const {
+                                  Scope& scope) {
     std::map<std::string, int> n;
     std::map<std::string, const ast::Expr*> value;
     count_bindings(body, n, value);
     for (const auto& p : params)
         n[p.name] += 2;
     Scope* saved = scope_;
-    const_cast<Lowerer*>(this)->scope_ = &scope;
+    scope_ = &scope;  // is_literal_expr resolves names in the scope being scanned
     // To a fixpoint: `a = 0.5; b = a * 2.0` makes both literals.
     for (bool grew = true; grew;) {
         grew = false;
@@ -524,7 +523,7 @@ void Lowerer::find_literal_locals(const ast::StmtList& body, const std::vector<a
             }
         }
     }
-    const_cast<Lowerer*>(this)->scope_ = saved;
+    scope_ = saved;
 }
 
 }  // namespace tack::sema::lower

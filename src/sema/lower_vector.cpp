@@ -608,10 +608,6 @@ Val Lowerer::named_component(const Val& v, const std::string& attr, SourceRange 
 // ---- places (assignment targets, field elements)
 // -------------------------------------------------
 
-std::string Lowerer::shape_name(const Binding& b) const {
-    return b.shape.text();
-}
-
 Place Lowerer::place_of(const ast::Expr& target, ir::Block& out) {
     if (const auto* n = target.as<ast::Name>()) {
         auto it = scope_->names.find(n->id);
