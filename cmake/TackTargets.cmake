@@ -28,6 +28,17 @@ tack_layer(tack_frontend DIRS frontend DEPS tack_support)
 tack_layer(tack_ir DIRS ir DEPS tack_support)
 tack_layer(tack_passes DIRS passes DEPS tack_ir)
 tack_layer(tack_sema DIRS sema builtins DEPS tack_frontend tack_passes)
+# tack.random is written in the kernel language (python/tack/random.py); the C++ side resolves
+# `tack.random.X` from the same text, compiled in, so tackc and the C++ API see what Python sees.
+set(tack_random_py "${PROJECT_SOURCE_DIR}/python/tack/random.py")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${tack_random_py}")
+file(READ "${tack_random_py}" tack_random_text)
+file(WRITE "${PROJECT_BINARY_DIR}/generated/random_source.inc.tmp"
+  "// Generated from python/tack/random.py by cmake/TackTargets.cmake.\n"
+  "R\"tack_src(${tack_random_text})tack_src\"\n")
+configure_file("${PROJECT_BINARY_DIR}/generated/random_source.inc.tmp"
+  "${PROJECT_BINARY_DIR}/generated/sema/random_source.inc" COPYONLY)
+target_include_directories(tack_sema PRIVATE "${PROJECT_BINARY_DIR}/generated")
 add_library(tack_front INTERFACE)
 target_link_libraries(tack_front INTERFACE tack_sema)
 

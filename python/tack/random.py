@@ -29,42 +29,45 @@ from math import cos, log, sin, sqrt
 
 import numpy as np
 
-from ._constants import constant
-from ._kernels import func
-from ._tack import u32
+import tack
 
-_MUL = constant(747796405, u32)  # the LCG multiplier and increment of PCG32's 32-bit variant
-_INC = constant(2891336453, u32)
-_PERM = constant(277803737, u32)  # RXS-M-XS multiplier
-_S28 = constant(28, u32)
-_S22 = constant(22, u32)
-_S8 = constant(8, u32)
-_S4 = constant(4, u32)
-_TWO_PI = constant(2 * math.pi)
-_UNIT = constant(1.0 / 16777216.0)  # 2**-24
+# Literal values only: tackc and the C++ API read this file's text as well (compiled in by
+# cmake/TackTargets.cmake), and a tack.constant there must be a literal.
+# The LCG multiplier and increment of PCG32's 32-bit variant.
+_MUL = tack.constant(747796405, tack.u32)
+_INC = tack.constant(2891336453, tack.u32)
+_PERM = tack.constant(277803737, tack.u32)  # RXS-M-XS multiplier
+_S28 = tack.constant(28, tack.u32)
+_S22 = tack.constant(22, tack.u32)
+_S8 = tack.constant(8, tack.u32)
+_S4 = tack.constant(4, tack.u32)
+_TWO_PI = tack.constant(6.283185307179586)  # 2 * math.pi
+_UNIT = tack.constant(5.9604644775390625e-08)  # 2**-24, exactly
+
+assert float(_TWO_PI) == 2 * math.pi and float(_UNIT) == 2.0**-24
 
 
-@func
+@tack.func
 def advance(state):
     """The state after `state`: one LCG step, permuted; also 32 random bits."""
-    x = u32(state) * _MUL + _INC
+    x = tack.u32(state) * _MUL + _INC
     word = ((x >> ((x >> _S28) + _S4)) ^ x) * _PERM
     return (word >> _S22) ^ word
 
 
-@func
+@tack.func
 def seed(index, stream):
     """The state for element `index` of `stream`."""
-    return advance(u32(index) ^ advance(u32(stream)))
+    return advance(tack.u32(index) ^ advance(tack.u32(stream)))
 
 
-@func
+@tack.func
 def uniform(state):
     """An f32 in [0, 1) and the next state."""
     return float(state >> _S8) * _UNIT, advance(state)
 
 
-@func
+@tack.func
 def normal(state):
     """A standard normal f32 (Box-Muller, two states) and the next state."""
     u1 = 1.0 - float(state >> _S8) * _UNIT  # in (0, 1]: log is finite
@@ -73,14 +76,14 @@ def normal(state):
     return sqrt(-2.0 * log(u1)) * cos(_TWO_PI * u2), advance(state2)
 
 
-@func
+@tack.func
 def direction2(state):
     """A unit 2-vector with a uniformly distributed angle, and the next state."""
     a = _TWO_PI * float(state >> _S8) * _UNIT
     return [cos(a), sin(a)], advance(state)
 
 
-@func
+@tack.func
 def direction3(state):
     """A unit 3-vector uniformly distributed on the sphere (two states), and the next state."""
     a = _TWO_PI * float(state >> _S8) * _UNIT

@@ -293,6 +293,8 @@ struct FunctionDef : Stmt {
     bool is_async = false;
     /// The file the definition was parsed from (set by the parser); lets dump() print line:col.
     diag::SourceFilePtr file;
+    /// Where it was defined: -1 at module level, else an index into Module::scopes.
+    int scope = -1;
 };
 
 /// A statement the kernel language rejects. `what` is the Python AST class name ("Import",
@@ -324,13 +326,28 @@ struct ConstantDef {
     SourceRange range;
 };
 
+/// The body of a host function that defines kernels or funcs of its own (closures, test
+/// helpers). Its imports and tack.constant assignments bind names for those definitions only,
+/// in front of its enclosing function's and the module's, as Python's closures do. A class body
+/// is not a scope (Python's methods do not see class-level names).
+struct Scope {
+    int parent = -1;  // -1: the module
+    std::vector<ImportBinding> imports;
+    std::vector<ConstantDef> constants;
+};
+
 /// A parsed source file: what the kernel language understands of a Python module. Everything
-/// else at module level is host code and is skipped by the parser.
+/// else is host code and is skipped by the parser (bodies of host functions are scanned for
+/// definitions of their own).
 struct Module {
     diag::SourceFilePtr file;
     std::vector<ImportBinding> imports;
     std::vector<ConstantDef> constants;
-    std::vector<std::unique_ptr<FunctionDef>> functions;  // @tack.kernel and @tack.func defs
+    std::vector<std::unique_ptr<FunctionDef>> functions;  // module-level @tack.kernel / @tack.func
+    std::vector<Scope> scopes;
+    /// @tack.kernel / @tack.func defined inside host functions (their `scope` says where); kept
+    /// apart from `functions`, which module-level name resolution and lookup by name read.
+    std::vector<std::unique_ptr<FunctionDef>> nested;
 
     const FunctionDef* find(std::string_view name) const;
 };

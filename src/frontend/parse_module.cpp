@@ -1,5 +1,8 @@
 // Module level: imports, `NAME = tack.constant(...)`, and definitions decorated with
-// @tack.kernel / @tack.func. Everything else is host code and is skipped token by token.
+// @tack.kernel / @tack.func. Everything else is host code and is skipped token by token, except
+// that the blocks of host compound statements are scanned the same way: a kernel defined inside
+// a function (a closure, a test helper) is parsed too, with the imports and constants of the
+// functions around it in scope (Module::scopes).
 //
 //   module      := (import | from_import | constant | decorated | host_statement)* ENDMARKER
 //   import      := 'import' dotted ['as' NAME] (',' dotted ['as' NAME])* NEWLINE
@@ -136,17 +139,19 @@ ParseResult Parser::run() {
     return std::move(result_);
 }
 
+// One statement of the module or of a scanned host block. Class bodies bind no names that the
+// methods' nested definitions see, so imports and constants there are host code.
 void Parser::module_statement() {
     size_t start = pos_;
     switch (peek().kind) {
         case Tok::KwImport:
-            if (import_statement()) return;
+            if (!in_class_ && import_statement()) return;
             break;
         case Tok::KwFrom:
-            if (from_import_statement()) return;
+            if (!in_class_ && from_import_statement()) return;
             break;
         case Tok::Name:
-            if (constant_definition()) return;
+            if (!in_class_ && constant_definition()) return;
             break;
         case Tok::At:
             return decorated_definition();
@@ -160,7 +165,51 @@ void Parser::module_statement() {
             break;
     }
     pos_ = start;
-    skip_statement();
+    host_statement();
+}
+
+/// A statement of host code: skipped, but the block of a compound statement is scanned for
+/// definitions. A def's body is a new scope (its imports and constants bind for what it
+/// defines); a class body is scanned for the bodies of its methods only.
+void Parser::host_statement() {
+    bool is_def = at(Tok::KwDef) || (at(Tok::KwAsync) && peek(1).is(Tok::KwDef));
+    bool is_class = at(Tok::KwClass);
+    while (!at(Tok::EndMarker) && !at(Tok::Newline))
+        next();
+    accept(Tok::Newline);
+    if (!at(Tok::Indent)) return;
+    if (host_depth_ >= kMaxNesting) return skip_block();
+    next();
+    int scope = scope_;
+    if (is_def) {
+        result_.module.scopes.push_back(Scope{scope_, {}, {}});
+        scope = static_cast<int>(result_.module.scopes.size()) - 1;
+    }
+    host_block(scope, is_class || (in_class_ && !is_def));
+}
+
+/// The statements of a host block, after its INDENT, up to and including its DEDENT.
+void Parser::host_block(int scope, bool in_class) {
+    int saved_scope = scope_;
+    bool saved_class = in_class_;
+    scope_ = scope;
+    in_class_ = in_class;
+    ++host_depth_;
+    while (!at(Tok::EndMarker)) {
+        if (accept(Tok::Dedent)) break;
+        module_statement();
+    }
+    --host_depth_;
+    scope_ = saved_scope;
+    in_class_ = saved_class;
+}
+
+std::vector<ImportBinding>& Parser::imports_here() {
+    return scope_ < 0 ? result_.module.imports : result_.module.scopes[scope_].imports;
+}
+
+std::vector<ConstantDef>& Parser::constants_here() {
+    return scope_ < 0 ? result_.module.constants : result_.module.scopes[scope_].constants;
 }
 
 bool Parser::dotted_name(std::string& out) {
@@ -197,7 +246,7 @@ bool Parser::import_statement() {
     if (!at(Tok::Newline) && !at(Tok::Semi)) return false;
     skip_simple_statement();
     for (auto& b : found)
-        result_.module.imports.push_back(std::move(b));
+        imports_here().push_back(std::move(b));
     return true;
 }
 
@@ -233,7 +282,7 @@ bool Parser::from_import_statement() {
     if (!at(Tok::Newline) && !at(Tok::Semi)) return false;
     skip_simple_statement();
     for (auto& b : found)
-        result_.module.imports.push_back(std::move(b));
+        imports_here().push_back(std::move(b));
     return true;
 }
 
@@ -242,20 +291,22 @@ bool Parser::from_import_statement() {
 std::string Parser::resolve(std::string_view dotted) const {
     std::string_view head = dotted.substr(0, dotted.find('.'));
     std::string_view rest = dotted.substr(head.size());
-    const auto& imports = result_.module.imports;
-    for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
-        if (it->local_name != head) continue;
-        std::string q = it->module;
-        if (!it->member.empty()) q += "." + it->member;
-        q += rest;
-        return q;
-    }
     // `from tack import *` binds tack's public names; of those only these matter here.
     bool tack_name = head == "kernel" || head == "func" || head == "constant";
-    for (const auto& b : imports) {
-        if (tack_name && b.local_name == "*" && b.module == "tack") {
-            return "tack." + std::string(dotted);
+    // Innermost scope first, the module last; in each, the last import of a name wins.
+    for (int s = scope_;; s = result_.module.scopes[s].parent) {
+        const auto& imports = s < 0 ? result_.module.imports : result_.module.scopes[s].imports;
+        for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
+            if (it->local_name == head) {
+                std::string q = it->module;
+                if (!it->member.empty()) q += "." + it->member;
+                q += rest;
+                return q;
+            }
+            if (tack_name && it->local_name == "*" && it->module == "tack")
+                return "tack." + std::string(dotted);
         }
+        if (s < 0) break;
     }
     return std::string(dotted);
 }
@@ -285,7 +336,7 @@ bool Parser::constant_definition() {
             if (kw.name == "dtype") def.dtype = std::move(kw.value);
         }
         skip_simple_statement();
-        result_.module.constants.push_back(std::move(def));
+        constants_here().push_back(std::move(def));
     } catch (const SyntaxFailure& f) {
         record(f);
         skip_statement();
@@ -319,7 +370,9 @@ void Parser::decorated_definition() {
         skip_simple_statement();
     }
     bool is_def = at(Tok::KwDef) || (at(Tok::KwAsync) && peek(1).is(Tok::KwDef));
-    if (kind == DefKind::Other || !is_def) return skip_statement();
+    // A class's @tack.func / @tack.kernel methods are a template's: they take `self` and
+    // are checked when an instance is known.
+    if (kind == DefKind::Other || !is_def || in_class_) return host_statement();
     pos_ = first;
     try {
         std::vector<ExprPtr> decorators;
@@ -329,7 +382,8 @@ void Parser::decorated_definition() {
         }
         auto fn = function_def(std::move(decorators));
         fn->def_kind = kind;
-        result_.module.functions.push_back(std::move(fn));
+        fn->scope = scope_;
+        (scope_ < 0 ? result_.module.functions : result_.module.nested).push_back(std::move(fn));
     } catch (const SyntaxFailure& f) {
         record(f);
         // Resume at the next statement of the module, after the definition's block.

@@ -73,6 +73,10 @@ class Parser {
     bool dotted_name(std::string& out);
     bool constant_definition();
     void decorated_definition();
+    void host_statement();
+    void host_block(int scope, bool in_class);
+    std::vector<ImportBinding>& imports_here();
+    std::vector<ConstantDef>& constants_here();
     DefKind decorator_kind(size_t at_token) const;
     std::string resolve(std::string_view dotted) const;
     void skip_statement();
@@ -136,6 +140,11 @@ class Parser {
     uint32_t last_end_ = 0;
     int nesting_ = 0;
     int tree_depth_ = 0;
+    // Where module-level scanning is: the host function scope (-1: the module) whose body is
+    // being scanned, whether that body is a class's, and how deep the scan has recursed.
+    int scope_ = -1;
+    bool in_class_ = false;
+    int host_depth_ = 0;
     ParseResult result_;
     const Token* never_closed_ = nullptr;
     mutable std::deque<std::string> normalized_;  // NFKC names; a deque keeps views valid  //

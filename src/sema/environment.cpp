@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "builtins/builtins.hpp"
+#include "frontend/parser.hpp"
 #include "sema/environment.hpp"
 
 namespace tack::sema {
@@ -102,11 +103,39 @@ Resolution resolve_math_member(std::string_view member) {
     return other(member_of(member, "math"));
 }
 
+// tack.random, parsed once from python/tack/random.py's text (compiled in): the Python package
+// binds the same definitions from the same file, so both sides draw the same numbers.
+const char kRandomSource[] =
+#include "sema/random_source.inc"
+    ;
+
+const ModuleEnvironment& random_module() {
+    static const std::shared_ptr<ModuleEnvironment> env = [] {
+        auto file = std::make_shared<diag::SourceFile>("tack/random.py", kRandomSource);
+        frontend::ParseResult parsed = frontend::parse_module(file);
+        auto module = std::make_shared<const frontend::Module>(std::move(parsed.module));
+        return std::make_shared<ModuleEnvironment>(module);
+    }();
+    return *env;
+}
+
+// `tack.random.X`: `path[from]` names the member.
+Resolution resolve_random_path(const std::vector<std::string_view>& path, size_t from) {
+    size_t n = path.size() - from;
+    if (n == 0) return other("module 'tack.random'");
+    if (n == 1) {
+        Resolution r = random_module().resolve(path[from]);
+        if (r.kind == Kind::Func || r.kind == Kind::Constant) return r;
+    }
+    return other(member_of(join(path, from), "tack.random"));
+}
+
 // `tack.X...` or `tack.math.X...`: `path` is what follows the module.
 Resolution resolve_tack_path(const std::vector<std::string_view>& path, size_t from) {
     size_t n = path.size() - from;
     if (n == 0) return other("module 'tack'");
     std::string_view head = path[from];
+    if (head == "random") return resolve_random_path(path, from + 1);
     if (head == "math") {
         if (n == 1) return other("module 'tack.math'");
         if (n == 2 && builtins::find(path[from + 1])) return intrinsic(path[from + 1]);
@@ -138,6 +167,7 @@ Resolution resolve_in_module(const std::string& module, const std::vector<std::s
         full.insert(full.end(), path.begin() + static_cast<long>(from), path.end());
         return resolve_tack_path(full, 0);
     }
+    if (module == "tack.random") return resolve_random_path(path, from);
     if (module == "math") return resolve_math_path(path, from);
     if (from == path.size()) return other("module '" + module + "'");
     return other(member_of(join(path, from), module));
@@ -245,7 +275,17 @@ std::optional<DType> dtype_of_cast(std::string_view name) {
 ModuleEnvironment::ModuleEnvironment(std::shared_ptr<const frontend::Module> module,
                                      std::map<std::string, Constant> extra_constants)
     : module_(std::move(module)), constants_(std::move(extra_constants)) {
-    for (const frontend::ConstantDef& def : module_->constants) {
+    evaluate_constants(module_->constants);
+}
+
+ModuleEnvironment::ModuleEnvironment(std::shared_ptr<const frontend::Module> module, int scope,
+                                     std::shared_ptr<const Environment> enclosing)
+    : module_(std::move(module)), scope_(scope), enclosing_(std::move(enclosing)) {
+    evaluate_constants(module_->scopes.at(static_cast<size_t>(scope)).constants);
+}
+
+void ModuleEnvironment::evaluate_constants(const std::vector<frontend::ConstantDef>& defs) {
+    for (const frontend::ConstantDef& def : defs) {
         Value v = eval_literal(*def.value);
         auto* c = std::get_if<Constant>(&v);
         if (!c) {
@@ -276,8 +316,9 @@ Resolution ModuleEnvironment::resolve(std::string_view dotted_name) const {
     std::string_view head = path.front();
     if (auto it = bad_constants_.find(std::string(head)); it != bad_constants_.end())
         return other("tack.constant '" + it->first + "' (" + it->second + ")");
-    for (const auto& fn : module_->functions) {
-        if (fn->name != head) continue;
+    const auto& defs = scope_ < 0 ? module_->functions : module_->nested;
+    for (const auto& fn : defs) {
+        if (fn->name != head || fn->scope != scope_) continue;
         if (path.size() > 1) return other("an attribute of function '" + fn->name + "'");
         if (fn->def_kind != frontend::DefKind::Func)
             return other(fn->def_kind == frontend::DefKind::Kernel
@@ -292,10 +333,12 @@ Resolution ModuleEnvironment::resolve(std::string_view dotted_name) const {
         return r;
     }
     // The last import of a name wins, as in Python.
-    for (auto it = module_->imports.rbegin(); it != module_->imports.rend(); ++it) {
+    const auto& imports =
+        scope_ < 0 ? module_->imports : module_->scopes[static_cast<size_t>(scope_)].imports;
+    for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
         if (it->local_name == head) return resolve_import(*it, path);
     }
-    return {};
+    return enclosing_ ? enclosing_->resolve(dotted_name) : Resolution{};
 }
 
 }  // namespace tack::sema

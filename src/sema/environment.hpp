@@ -76,10 +76,19 @@ class ModuleEnvironment : public Environment,
     /// `module` must outlive the environment (hold it in `keep_alive`).
     ModuleEnvironment(std::shared_ptr<const frontend::Module> module,
                       std::map<std::string, Constant> extra_constants = {});
+    /// The namespace of the definitions inside host function `scope` (Module::scopes): its own
+    /// imports, constants and definitions, then `enclosing` (the enclosing function's or the
+    /// module's environment), as a Python closure sees names.
+    ModuleEnvironment(std::shared_ptr<const frontend::Module> module, int scope,
+                      std::shared_ptr<const Environment> enclosing);
     Resolution resolve(std::string_view dotted_name) const override;
 
   private:
+    void evaluate_constants(const std::vector<frontend::ConstantDef>& defs);
+
     std::shared_ptr<const frontend::Module> module_;
+    int scope_ = -1;
+    std::shared_ptr<const Environment> enclosing_;
     std::map<std::string, Constant> constants_;         // module constants (evaluated) + extras
     std::map<std::string, std::string> bad_constants_;  // tack.constant names -> why unusable
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,41 @@ def bad(a, out):
         std::string what = e.what();
         EXPECT_NE(what.find("combines a 2-vector and 3-vector"), std::string::npos) << what;
         EXPECT_NE(what.find("line 7, column 18"), std::string::npos) << what;
+    }
+}
+
+// tack.random from C++: the compiled-in python/tack/random.py, checked against PCG's 32-bit
+// RXS-M-XS step written out here.
+TEST(E2EVectors, TackRandomDrawsThePythonPackagesNumbers) {
+    tack::Kernel k = tack::Module::from_source(R"(import tack
+from tack import random
+
+@tack.kernel
+def draws(bits, unit, stream):
+    for i in range(bits.shape[0]):
+        state = random.seed(i, stream)
+        bits[i] = state
+        u, state = random.uniform(state)
+        unit[i] = u
+)",
+                                               "rand.py")
+                         .kernel("draws");
+    auto advance = [](std::uint32_t s) {
+        std::uint32_t x = s * 747796405u + 2891336453u;
+        std::uint32_t word = ((x >> ((x >> 28u) + 4u)) ^ x) * 277803737u;
+        return (word >> 22u) ^ word;
+    };
+    const int n = 100;
+    const std::uint32_t stream = 7;
+    tack::Array bits = tack::zeros(tack::u32, {n});
+    tack::Array unit = tack::zeros(tack::f32, {n});
+    k(bits, unit, stream);
+    std::vector<std::uint32_t> b = bits.to_host<std::uint32_t>();
+    std::vector<float> u = unit.to_host<float>();
+    for (int i = 0; i < n; ++i) {
+        std::uint32_t state = advance(static_cast<std::uint32_t>(i) ^ advance(stream));
+        ASSERT_EQ(b[i], state) << i;
+        ASSERT_EQ(u[i], static_cast<float>(state >> 8u) * 0x1p-24f) << i;
     }
 }
 

@@ -147,8 +147,11 @@ TEST(ParserModule, HostCodeIsSkippedNotParsed) {
         "    pass\n");
     EXPECT_TRUE(r.errors.empty()) << r.errors[0].render();
     EXPECT_EQ(names_and_kinds(r), "real:kernel ");
-    // Imports inside blocks are host code too.
-    EXPECT_EQ(r.module.imports.size(), 1u);
+    // An import inside a module-level block binds at module level, as in Python; the class
+    // body's and the host functions' bodies bind nothing the module sees.
+    ASSERT_EQ(r.module.imports.size(), 2u);
+    EXPECT_EQ(r.module.imports[1].local_name, "numpy");
+    EXPECT_TRUE(r.module.nested.empty());
 }
 
 TEST(ParserModule, HostSyntaxThatTackCannotReadIsIgnored) {

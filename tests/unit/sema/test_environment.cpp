@@ -191,5 +191,59 @@ TEST(Environment, ConstantFactories) {
     EXPECT_FALSE(f.dtype);
 }
 
+// Definitions inside host functions resolve names as closures do: the function's own imports,
+// constants and definitions first, then the enclosing function's, then the module's.
+TEST(Environment, NestedScopesShadowOutward) {
+    Env e = make_env(
+        "import tack\nK = tack.constant(1)\nJ = tack.constant(5)\n"
+        "def outer():\n"
+        "    K = tack.constant(2)\n"
+        "    import math as m\n"
+        "    @tack.func\n"
+        "    def helper(x):\n"
+        "        return x\n"
+        "    class Holder:\n"
+        "        H = tack.constant(9)\n"
+        "        def method(self):\n"
+        "            @tack.kernel\n"
+        "            def deepest(x: tack.f32[:]):\n"
+        "                for i in range(x.shape[0]):\n"
+        "                    x[i] = K\n"
+        "    @tack.kernel\n"
+        "    def inner(x: tack.f32[:]):\n"
+        "        for i in range(x.shape[0]):\n"
+        "            x[i] = helper(K)\n");
+    ASSERT_EQ(e.module->functions.size(), 0u);
+    ASSERT_EQ(e.module->nested.size(), 3u);
+    ASSERT_EQ(e.module->scopes.size(), 2u);  // outer, Holder.method (the class is no scope)
+    EXPECT_EQ(e.module->scopes[1].parent, 0);
+    EXPECT_EQ(e.module->nested[1]->name, "deepest");
+    EXPECT_EQ(e.module->nested[1]->scope, 1);
+    auto outer = std::make_shared<ModuleEnvironment>(e.module, 0, e.env);
+    auto method = std::make_shared<ModuleEnvironment>(e.module, 1, outer);
+    EXPECT_EQ(outer->resolve("K").constant.ival, 2);
+    EXPECT_EQ(method->resolve("K").constant.ival, 2);
+    EXPECT_EQ(method->resolve("J").constant.ival, 5);
+    EXPECT_EQ(e.env->resolve("K").constant.ival, 1);
+    EXPECT_EQ(method->resolve("H").kind, Kind::Unbound);  // class names are not closures'
+    EXPECT_EQ(outer->resolve("helper").kind, Kind::Func);
+    EXPECT_EQ(e.env->resolve("helper").kind, Kind::Unbound);
+    expect_intrinsic(*method, "m.sqrt", "sqrt");
+    EXPECT_EQ(e.env->resolve("m.sqrt").kind, Kind::Unbound);
+}
+
+// tack.random resolves from python/tack/random.py's own text, compiled in.
+TEST(Environment, TackRandomIsTheCompiledInModule) {
+    Env e = make_env("import tack\nfrom tack import random\nimport tack.random as tr\n");
+    for (const char* spelled : {"tack.random.uniform", "random.seed", "tr.direction3"}) {
+        Resolution r = e.env->resolve(spelled);
+        ASSERT_EQ(r.kind, Kind::Func) << spelled;
+        EXPECT_EQ(r.func.def->def_kind, frontend::DefKind::Func);
+    }
+    EXPECT_EQ(e.env->resolve("random.uniform").func.def->name, "uniform");
+    expect_other(*e.env, "random.np_uniform", "'np_uniform' of module 'tack.random'");
+    expect_other(*e.env, "tack.random", "module 'tack.random'");
+}
+
 }  // namespace
 }  // namespace tack::sema
