@@ -9,7 +9,9 @@
 
 #include "commands.hpp"
 #include "diag/diagnostic.hpp"
+#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
+#include "runtime/inspect.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
 
@@ -25,8 +27,62 @@ std::string read_file(const std::string& path) {
 
 namespace {
 
-// Diagnostics of one file, in source order: syntax errors, then each definition's.
-std::vector<diag::Diagnostic> check_file(const std::string& path) {
+struct CheckOptions {
+    std::vector<std::string> paths;
+    std::string kernel, args, target = "cpu";  // --args: run the typed pipeline as well
+};
+
+CheckOptions parse_options(const Args& args) {
+    CheckOptions o;
+    for (size_t i = 0; i < args.size(); ++i) {
+        auto value = [&]() -> std::string {
+            if (i + 1 >= args.size()) throw std::runtime_error(args[i] + " needs a value");
+            return args[++i];
+        };
+        if (args[i] == "--kernel")
+            o.kernel = value();
+        else if (args[i] == "--args")
+            o.args = value();
+        else if (args[i] == "--target")
+            o.target = value();
+        else if (args[i].starts_with("--"))
+            throw std::runtime_error("unknown option " + args[i]);
+        else
+            o.paths.push_back(args[i]);
+    }
+    if (o.paths.empty()) throw std::runtime_error("expected FILE.py");
+    if (!o.kernel.empty() && o.args.empty()) throw std::runtime_error("--kernel needs --args");
+    if (!o.args.empty()) runtime::check_inspect_target(o.target);
+    return o;
+}
+
+struct Definition {
+    const frontend::FunctionDef* fn;
+    std::shared_ptr<const sema::Environment> env;
+};
+
+// The kernel `--args` applies to: the one named, or the file's only kernel.
+const Definition* typed_target(const std::vector<Definition>& defs, const CheckOptions& o,
+                               const std::string& path) {
+    const Definition* found = nullptr;
+    for (const Definition& d : defs) {
+        if (d.fn->def_kind != frontend::DefKind::Kernel) continue;
+        if (!o.kernel.empty() && d.fn->name != o.kernel) continue;
+        if (found && o.kernel.empty())
+            throw std::runtime_error(path + " has more than one kernel: name one with --kernel");
+        if (!found) found = &d;
+    }
+    if (!found)
+        throw std::runtime_error(o.kernel.empty()
+                                     ? "no @tack.kernel in " + path
+                                     : "no @tack.kernel named '" + o.kernel + "' in " + path);
+    return found;
+}
+
+// Diagnostics of one file, in source order: syntax errors, then each definition's; with
+// --args, then those of lowering the kernel for those argument types and generating the
+// target's code (types, capabilities), as its first call would.
+std::vector<diag::Diagnostic> check_file(const std::string& path, const CheckOptions& o) {
     auto file = std::make_shared<diag::SourceFile>(path, read_file(path));
     frontend::ParseResult parsed = frontend::parse_module(file);
     std::vector<diag::Diagnostic> diags = std::move(parsed.errors);
@@ -39,16 +95,27 @@ std::vector<diag::Diagnostic> check_file(const std::string& path) {
         envs.push_back(std::make_shared<sema::ModuleEnvironment>(
             module, static_cast<int>(s), envs[static_cast<size_t>(parent + 1)]));
     }
-    std::vector<const frontend::FunctionDef*> defs;
+    std::vector<Definition> defs;
     for (const auto* list : {&module->functions, &module->nested}) {
         for (const auto& fn : *list)
-            defs.push_back(fn.get());
+            defs.push_back({fn.get(), envs[static_cast<size_t>(fn->scope + 1)]});
     }
-    std::stable_sort(defs.begin(), defs.end(),
-                     [](const auto* a, const auto* b) { return a->range.begin < b->range.begin; });
-    for (const frontend::FunctionDef* fn : defs) {
-        for (auto& d : sema::validate(*fn, file, *envs[static_cast<size_t>(fn->scope + 1)]))
-            diags.push_back(std::move(d));
+    std::stable_sort(defs.begin(), defs.end(), [](const Definition& a, const Definition& b) {
+        return a.fn->range.begin < b.fn->range.begin;
+    });
+    for (const Definition& d : defs) {
+        for (auto& diag : sema::validate(*d.fn, file, *d.env))
+            diags.push_back(std::move(diag));
+    }
+    if (o.args.empty() || !diags.empty()) return diags;
+    const Definition* k = typed_target(defs, o, path);
+    try {
+        ir::Kernel lowered = driver::lower({*k->fn, file, *k->env}, sema::parse_arg_types(o.args));
+        ir::Kernel variant = driver::specialize(lowered, shape_values(lowered, ""));
+        runtime::render_variant(variant, o.target, runtime::InspectMode::Source, true);
+    } catch (const diag::CompileError& e) {
+        for (const auto& diag : e.diagnostics())
+            diags.push_back(diag);
     }
     return diags;
 }
@@ -56,10 +123,10 @@ std::vector<diag::Diagnostic> check_file(const std::string& path) {
 }  // namespace
 
 int cmd_check(const Args& args) {
-    if (args.empty()) throw std::runtime_error("expected FILE.py");
+    CheckOptions o = parse_options(args);
     size_t errors = 0;
-    for (const std::string& path : args) {
-        for (const diag::Diagnostic& d : check_file(path)) {
+    for (const std::string& path : o.paths) {
+        for (const diag::Diagnostic& d : check_file(path, o)) {
             std::fputs(d.render().c_str(), stdout);
             ++errors;
         }

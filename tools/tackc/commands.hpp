@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "passes/passes.hpp"
+
 namespace tack::tackc {
 
 using Args = std::vector<std::string>;
@@ -11,6 +13,9 @@ int cmd_check(const Args& args);
 int cmd_inspect(const Args& args);
 int cmd_cache(const Args& args);
 int cmd_devices(const Args& args);
+
+/// '64;32,32' -> the extents of each array argument of `k`, in order; missing ones are 1024.
+passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text);
 
 /// Reads a whole file; throws std::runtime_error naming the path on failure.
 std::string read_file(const std::string& path);

@@ -57,6 +57,18 @@ InspectOptions parse_options(const Args& args) {
     return o;
 }
 
+// The template's IR, or the code the target's generator produces for the variant the driver
+// builds, in dispatch's order (shared with tack.inspect; GPU targets only generate source).
+std::string render(const InspectOptions& o, ir::Kernel lowered) {
+    auto mode = runtime::inspect_mode(o.mode);
+    if (mode == runtime::InspectMode::Ir) return ir::print(driver::optimize_template(lowered));
+    ir::Kernel k = driver::specialize(lowered, shape_values(lowered, o.shapes));
+    // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
+    return runtime::render_variant(k, o.target, mode, !o.aliased);
+}
+
+}  // namespace
+
 // '64;32,32' -> extents per array argument, in order; missing extents default to 1024.
 passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text) {
     std::vector<std::vector<int64_t>> per_array;
@@ -83,18 +95,6 @@ passes::ShapeValues shape_values(const ir::Kernel& k, const std::string& text) {
     }
     return shapes;
 }
-
-// The template's IR, or the code the target's generator produces for the variant the driver
-// builds, in dispatch's order (shared with tack.inspect; GPU targets only generate source).
-std::string render(const InspectOptions& o, ir::Kernel lowered) {
-    auto mode = runtime::inspect_mode(o.mode);
-    if (mode == runtime::InspectMode::Ir) return ir::print(driver::optimize_template(lowered));
-    ir::Kernel k = driver::specialize(lowered, shape_values(lowered, o.shapes));
-    // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
-    return runtime::render_variant(k, o.target, mode, !o.aliased);
-}
-
-}  // namespace
 
 int cmd_inspect(const Args& args) {
     InspectOptions o = parse_options(args);

@@ -116,6 +116,52 @@ TEST(Tackc, CheckCleanAndBrokenFiles) {
     EXPECT_TRUE(has(bad.out, "bad.py:6:")) << bad.out;
 }
 
+// With --args, check runs what the first call would: types and the target's capabilities.
+TEST(Tackc, CheckWithArgsRunsTheTypedPipeline) {
+    TempDir dir;
+    std::string attr = dir.write("attr.py",
+                                 "import tack\n\n@tack.kernel\ndef k(x, y):\n"
+                                 "    for i in range(x.shape[0]):\n"
+                                 "        y[i] = x.foo\n");
+    EXPECT_EQ(tackc("check " + attr).status, 0);  // x may be a template: only types tell
+    Result typed = tackc("check " + attr + " --args 'f32[:],f32[:]'");
+    EXPECT_EQ(typed.status, 1);
+    EXPECT_TRUE(has(typed.out,
+                    "attr.py:6:16: UnsupportedSyntaxError: Kernel 'k': unsupported "
+                    "attribute 'foo' of array 'x'"))
+        << typed.out;
+    std::string atom = dir.write("atom.py",
+                                 "import tack\n\n@tack.kernel\ndef k(x, y):\n"
+                                 "    for i in range(x.shape[0]):\n"
+                                 "        tack.atomic_add(y, 0, x[i])\n");
+    EXPECT_EQ(tackc("check " + atom + " --args 'f64[:],f64[:]'").status, 0);
+    Result metal = tackc("check " + atom + " --args 'f64[:],f64[:]' --target metal");
+    EXPECT_EQ(metal.status, 1);
+    EXPECT_TRUE(has(metal.out, "tack.f64 is not supported on Metal")) << metal.out;
+    // Several kernels: --kernel names the one the signature is for.
+    std::string two = dir.write("two.py", kKernels);
+    Result ambiguous = tackc("check " + two + " --args 'f32[:],f32[:]'");
+    EXPECT_EQ(ambiguous.status, 2);
+    EXPECT_TRUE(has(ambiguous.out, "more than one kernel")) << ambiguous.out;
+    EXPECT_EQ(tackc("check " + two + " --kernel scale_by_len --args 'f32[:],f32[:]'").status, 0);
+    EXPECT_EQ(tackc("check " + two + " --kernel nope --args 'f32[:]'").status, 2);
+}
+
+// Kernels defined inside host functions are checked, closure constants in scope.
+TEST(Tackc, CheckReadsKernelsInsideFunctions) {
+    TempDir dir;
+    Result r = tackc("check " + dir.write("nested.py",
+                                          "import tack\n\ndef make():\n"
+                                          "    N = tack.constant(4)\n\n"
+                                          "    @tack.kernel\n    def k(x: tack.f32[:]):\n"
+                                          "        for i in range(N):\n"
+                                          "            x[i] = missing\n"
+                                          "    return k\n"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(has(r.out, "nested.py:9:20: NameError: Kernel 'k': name 'missing'")) << r.out;
+    EXPECT_FALSE(has(r.out, "'N'")) << r.out;
+}
+
 TEST(Tackc, DevicesListsEveryBackendAndExitsZero) {
     Result r = tackc("devices");
     EXPECT_EQ(r.status, 0) << r.out;
