@@ -29,6 +29,10 @@ enum class Use {
     Unpacked,   // `a, b = f(...)` or `return f(...)`: a tuple result is fine
 };
 
+constexpr const char* kReturnNeedsAnnotation =
+    "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or '-> int' "
+    "(DECISIONS G7)";
+
 constexpr const char* kReadableNames =
     "only parameters, locals, tack.constant names and math.pi, math.e and math.tau can be read";
 
@@ -78,6 +82,8 @@ class Validator {
           names_(collect_names(fn)) {}
 
     void run();
+    /// Only the checks of a kernel's final `return` that need no name resolution.
+    void run_result_checks();
 
   private:
     // ---- diagnostics ----
@@ -165,6 +171,22 @@ void Validator::run() {
     block(fn_.body);
     check_recursion(fn_, file_, env_, out_);
     if (kernel_) check_inlined_effects(fn_, inlined_outside_, out_);
+}
+
+// DECISIONS G7 at decoration time: an unannotated final `return`, and one reading a local that
+// only the parallel loop assigns, are errors of the definition. A misplaced `return` is reported
+// when the kernel is compiled, like other unsupported syntax.
+void Validator::run_result_checks() {
+    if (!kernel_ || fn_.body.empty()) return;
+    for (const auto& s : fn_.body) {
+        if ((parallel_loop_ = s->as<For>())) break;
+    }
+    auto* r = fn_.body.back()->as<Return>();
+    if (!r || !r->value || !parallel_loop_) return;
+    if (!fn_.returns)
+        reject("Return", r->range, kReturnNeedsAnnotation);
+    else if (g7_return(*r))
+        check_g7_reads(*r->value);
 }
 
 void Validator::check_params() {
@@ -414,9 +436,7 @@ void Validator::return_stmt(const Return& s) {
                "statement, after its parallel loop (with a '-> tack.f32', '-> float' or '-> int' "
                "annotation)");
     } else if (kernel_ && !fn_.returns) {
-        reject("Return", s.range,
-               "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or "
-               "'-> int' (DECISIONS G7)");
+        reject("Return", s.range, kReturnNeedsAnnotation);
     } else if (kernel_ && !g7_return(s)) {
         reject("Return", s.range,
                "a kernel's return annotation must be '-> tack.f32', '-> float' or '-> int'");
@@ -786,17 +806,9 @@ class NoNames final : public Environment {
 
 std::vector<diag::Diagnostic> validate_result(const FunctionDef& fn,
                                               const diag::SourceFilePtr& file) {
-    std::vector<diag::Diagnostic> all;
-    NoNames none;
-    Validator(fn, file, none, all).run();
     std::vector<diag::Diagnostic> out;
-    for (auto& d : all) {
-        // A missing annotation and a read of a loop-only local are errors of the definition;
-        // a misplaced `return` is reported when the kernel is compiled, like other syntax.
-        bool about_return = d.message.find("needs a return annotation") != std::string::npos ||
-                            d.message.find("the return value reads") != std::string::npos;
-        if (about_return) out.push_back(std::move(d));
-    }
+    NoNames none;
+    Validator(fn, file, none, out).run_result_checks();
     return out;
 }
 
