@@ -8,23 +8,87 @@
 #include <unordered_map>
 
 #include "bindings.hpp"
+#include "runtime/kernel_impl.hpp"
 #include "sema/templates.hpp"
 
 namespace tack::python {
 
 namespace {
 
-uint64_t next_token = 1;
+uint64_t next_token = 1;  // guarded by the GIL
 
 // A token per class object, kept in the class's own __dict__ (never inherited, never reused),
 // so an equivalent class defined again (e.g. inside a function) never shares variants (D5).
+// A finalizer on the class forgets its views and drops what was built for them when the
+// class is collected (D6; tack/_templates.py holds the finalizer).
 uint64_t class_token(nb::handle cls) {
     nb::dict d =
         nb::borrow<nb::dict>(nb::handle(reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict));
     if (d.contains("_tack_class_token")) return nb::cast<uint64_t>(d["_tack_class_token"]);
     uint64_t t = next_token++;
     nb::setattr(cls, "_tack_class_token", nb::int_(t));
+    // Leaked on purpose: a static nb::object would be released after the interpreter is gone.
+    static nb::handle watch =
+        nb::object(nb::module_::import_("tack._templates").attr("_watch_class")).release();
+    watch(cls, t);
     return t;
+}
+
+void forget_template_class(uint64_t token) {
+#if PY_VERSION_HEX >= 0x030D0000
+    if (Py_IsFinalizing()) return;  // classes collected at exit: nothing left to serve
+#else
+    if (_Py_IsFinalizing()) return;
+#endif
+    // With the GIL held: no kernel holds its lock while waiting for the GIL, and what is
+    // dropped may own Python state (a method's namespace).
+    runtime::forget_templates(sema::forget_template_class(token));
+}
+
+// The class's `__tack_iterate__` (what `for c in obj` runs over), or why it cannot be used.
+struct IterationSpace {
+    std::vector<std::string> names;
+    std::string error;
+};
+
+IterationSpace declared_space(nb::handle cls) {
+    IterationSpace space;
+    std::string cname = nb::cast<std::string>(cls.attr("__qualname__"));
+    if (!nb::hasattr(cls, "__tack_iterate__")) {
+        space.error = "template class '" + cname +
+                      "' declares no __tack_iterate__, the one to three integer attributes a "
+                      "`for` loop over it runs through (fastest first)";
+        return space;
+    }
+    nb::object decl = cls.attr("__tack_iterate__");
+    if (PyUnicode_Check(decl.ptr())) {
+        space.names.push_back(nb::cast<std::string>(decl));
+    } else if (PyTuple_Check(decl.ptr()) || PyList_Check(decl.ptr())) {
+        for (nb::handle n : decl) {
+            if (!PyUnicode_Check(n.ptr())) {
+                space.names.clear();
+                space.error = "template class '" + cname +
+                              "': __tack_iterate__ must be an attribute name or a tuple of "
+                              "names, got an item " +
+                              nb::cast<std::string>(nb::repr(n));
+                return space;
+            }
+            space.names.push_back(nb::cast<std::string>(n));
+        }
+    } else {
+        space.error = "template class '" + cname +
+                      "': __tack_iterate__ must be an attribute name or a tuple of names, got " +
+                      nb::cast<std::string>(nb::repr(decl.type()));
+        return space;
+    }
+    if (space.names.empty() || space.names.size() > 3) {
+        space.error = "template class '" + cname +
+                      "': __tack_iterate__ must name one to three attributes (fastest first); "
+                      "it names " +
+                      std::to_string(space.names.size());
+        space.names.clear();
+    }
+    return space;
 }
 
 nb::handle func_type() {
@@ -54,16 +118,30 @@ std::optional<sema::FuncRef> func_of(nb::handle v) {
     return func_ref_of(v.attr("_source"));
 }
 
+// What an attribute a kernel cannot use is, for the error where a kernel uses it (A24).
+std::string unusable(nb::handle v) {
+    if (PyFunction_Check(v.ptr()))
+        return "a plain Python method, which kernels cannot call (decorate it with @tack.func)";
+    if (PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type) ||
+        PyObject_TypeCheck(v.ptr(), &PyClassMethod_Type))
+        return "a static or class method that is not a @tack.func";
+    static nb::handle kernel_type =
+        nb::object(nb::module_::import_("tack._tack").attr("Kernel")).release();
+    if (nb::isinstance(v, kernel_type)) return "a @tack.kernel (launch it from the host)";
+    return "of type " + nb::cast<std::string>(nb::repr(v.type()));
+}
+
 struct Expander {
     std::vector<detail::Arg>& extras;
     size_t first_index;
     std::vector<PyObject*> stack;  // instances being expanded (self-cycles)
 
-    int expand(nb::handle obj, const std::string& what) {
+    // `path`: where the instance is, unquoted ("cells", "cells.base").
+    int expand(nb::handle obj, const std::string& path) {
         if (std::find(stack.begin(), stack.end(), obj.ptr()) != stack.end()) {
-            raise_python(PyExc_ValueError, "template " + what +
-                                               " contains itself; a template may hold other "
-                                               "templates, not a cycle");
+            raise_python(PyExc_TypeError, "template '" + path +
+                                              "' holds itself; a template may hold other "
+                                              "templates, but not in a cycle");
         }
         stack.push_back(obj.ptr());
         nb::handle cls = nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())));
@@ -99,7 +177,8 @@ struct Expander {
                     m.kind = sema::TemplateMember::Kind::Func;
                     m.func = *g;
                 } else {
-                    continue;
+                    m.kind = sema::TemplateMember::Kind::Unusable;
+                    m.what = unusable(v);
                 }
                 members.emplace(name, std::move(m));
             }
@@ -126,11 +205,16 @@ struct Expander {
                     fields[name] = t;
                 } else if (is_template_instance(v)) {
                     nested[name] = v;
-                } else if (auto f = func_of(v)) {
+                } else {
                     sema::TemplateMember m;
                     m.name = name;
-                    m.kind = sema::TemplateMember::Kind::Func;
-                    m.func = *f;
+                    if (auto f = func_of(v)) {
+                        m.kind = sema::TemplateMember::Kind::Func;
+                        m.func = *f;
+                    } else {
+                        m.kind = sema::TemplateMember::Kind::Unusable;
+                        m.what = unusable(v);
+                    }
                     members[name] = std::move(m);
                 }
             }
@@ -142,6 +226,8 @@ struct Expander {
             m.name = name;
             m.kind = sema::TemplateMember::Kind::Field;
             m.arg = static_cast<int>(first_index + extras.size());
+            auto shape = f->kernel.shape();
+            m.shape.assign(shape.begin(), shape.end());
             extras.push_back(detail::Arg{&f->kernel, {}, -1});
             members[name] = std::move(m);
         }
@@ -151,7 +237,7 @@ struct Expander {
             m.kind = sema::TemplateMember::Kind::Scalar;
             m.arg = static_cast<int>(first_index + extras.size());
             detail::Arg a;
-            scalar_from_python(v, a.scalar, what + "." + name);
+            scalar_from_python(v, a.scalar, "'" + path + "." + name + "'");
             extras.push_back(a);
             members[name] = std::move(m);
         }
@@ -159,9 +245,32 @@ struct Expander {
             sema::TemplateMember m;
             m.name = name;
             m.kind = sema::TemplateMember::Kind::Template;
-            m.template_id = expand(v, what + "." + name);
+            m.template_id = expand(v, path + "." + name);
             members[name] = std::move(m);
         }
+        IterationSpace space = declared_space(cls);
+        info.iterate_error = space.error;
+        for (const auto& n : space.names) {
+            auto it = members.find(n);
+            using Kind = sema::TemplateMember::Kind;
+            bool integer = it != members.end() &&
+                           ((it->second.kind == Kind::Constant &&
+                             it->second.constant.kind == sema::Constant::Kind::Int) ||
+                            (it->second.kind == Kind::Scalar && PyLong_Check(scalars[n].ptr())));
+            if (!integer) {
+                bool scalar = it != members.end() && (it->second.kind == Kind::Constant ||
+                                                      it->second.kind == Kind::Scalar);
+                info.iterate_error =
+                    "template class '" + info.class_name + "': __tack_iterate__ names '" + n +
+                    "', which is " +
+                    (it == members.end() ? std::string("not an attribute it has")
+                     : scalar            ? std::string("not an integer")
+                                         : std::string("not a scalar attribute")) +
+                    " (each name must be an integer class constant or instance attribute)";
+                break;
+            }
+        }
+        if (info.iterate_error.empty()) info.iterate = space.names;
         for (auto& [name, m] : members)
             info.members.push_back(std::move(m));
         stack.pop_back();
@@ -186,8 +295,27 @@ bool is_template_instance(nb::handle h) {
 
 int expand_template(nb::handle obj, size_t first_index, std::vector<detail::Arg>& extras,
                     const std::string& what) {
+    std::string path = what;  // the kernels' "'cells'"
+    if (path.size() >= 2 && path.front() == '\'' && path.back() == '\'')
+        path = path.substr(1, path.size() - 2);
     Expander e{extras, first_index, {}};
-    return e.expand(obj, what);
+    return e.expand(obj, path);
+}
+
+void init_templates(nb::module_& m) {
+    m.def("_forget_template_class", &forget_template_class, nb::arg("token"));
+    // The names a `for c in obj` loop over instances of `cls` runs through, fastest first.
+    m.def(
+        "_iteration_space",
+        [](nb::handle cls) {
+            IterationSpace space = declared_space(cls);
+            if (!space.error.empty()) raise_python(PyExc_TypeError, space.error);
+            nb::list names;
+            for (const auto& n : space.names)
+                names.append(n);
+            return nb::tuple(names);
+        },
+        nb::arg("cls"));
 }
 
 }  // namespace tack::python
