@@ -16,7 +16,8 @@ checkout's root conftest.py (which --confcutdir keeps pytest from reading). It p
   variants, `Kernel._ir_cache` its IR templates and `tack.lang.template_rewrite.iteration_space`
   is our `_iteration_space`. Any other `tack.lang.*`, `tack.codegen.*` or missing
   `tack.runtime.*` module is a stub whose attributes raise when used, so files that import
-  internals at module top still collect; the tests that use those internals then fail and are counted as "internal".
+  internals at module top still collect; the tests that use those internals then fail and are
+  counted as "internal".
 """
 
 import ctypes
