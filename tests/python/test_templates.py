@@ -308,3 +308,41 @@ def test_two_template_arguments_get_their_own_extra_arguments(backend):
     _two_templates(_grid(1.0, rows=2), _grid(2.0, rows=3), out)
     v = np.arange(12, dtype=np.float32).reshape(3, 4)
     np.testing.assert_array_equal(out.to_numpy(), v[0] + v[1] * 2.0 + 100.0 + 2000.0)
+
+
+def test_a_collected_class_leaves_every_live_device_cache():
+    """D6: the finalizer drops the class's variants on every device that built one."""
+    import gc
+
+    names = [n for n in tack._tack._available_backends() if n in ("cpu", "opencl")]
+    devices = []
+    for name in names:
+        try:
+            devices.append(tack.device(name))
+        except RuntimeError:
+            continue
+
+    def make_class():
+        @tack.data_oriented
+        class Local:
+            factor = 5.0
+
+        return Local
+
+    @tack.kernel
+    def fill(s, out):
+        for i in range(out.shape[0]):
+            out[i] = s.factor
+
+    cls = make_class()
+    for d in devices:
+        tack.device(d.name)
+        out = tack.field(tack.f32, (2,))
+        fill(cls(), out)
+        np.testing.assert_array_equal(out.to_numpy(), 5.0)
+        assert fill._num_variants() == 1
+    del cls
+    gc.collect()
+    for d in devices:
+        tack.device(d.name)
+        assert (fill._num_variants(), fill._num_templates()) == (0, 0), d.name
