@@ -209,10 +209,17 @@ def _reads_missing(p, out):
         out[i] = p.nothing
 
 
+@tack.kernel
+def _calls_a_field(p, out):
+    for i in range(out.shape[0]):
+        out[i] = p.values(i)
+
+
 @pytest.mark.parametrize(
     "kernel, attribute, what, line",
     [
         (_calls_plain_method, "helper", "a plain Python method", "out[i] = p.helper()"),
+        (_calls_a_field, "values", "a field, not a @tack.func", "out[i] = p.values(i)"),
         (_reads_class_string, "label", "of type <class 'str'>", "p.fine(i) + p.label"),
         (_reads_instance_none, "note", "of type <class 'NoneType'>", "out[i] = p.note"),
         (_reads_missing, "nothing", "not an attribute it has", "out[i] = p.nothing"),
