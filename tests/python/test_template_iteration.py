@@ -344,3 +344,44 @@ def test_the_declaration_as_the_core_reads_it():
     assert tack._tack._iteration_space(Derived) == ("nx", "ny")
     with pytest.raises(TypeError, match="declares no __tack_iterate__"):
         tack._tack._iteration_space(NoDecl)
+
+
+@tack.data_oriented
+class Weights:
+    __tack_iterate__ = ("nx", "ny")
+
+    def __init__(self, w):
+        self.nx, self.ny = w.shape
+        self.w = w
+
+    @tack.func
+    def total(self):
+        s = 0.0
+        for c in self:  # a device function may loop over its object
+            s += self.w[c]  # the index vector indexes a 2-D field directly
+        return s
+
+
+@tack.kernel
+def _totals(g, out):
+    for i in range(out.shape[0]):
+        out[i] = g.total() * tack.f32(i)
+
+
+@tack.kernel
+def _fill2d(g, out):
+    for c in g:
+        out[c] = c[0] * 10 + c[1]
+
+
+def test_device_functions_loop_and_the_index_indexes_fields(backend):
+    w = np.arange(6, dtype=np.float32).reshape(3, 2)
+    field = tack.field(tack.f32, w.shape)
+    field.from_numpy(w)
+    out = tack.field(tack.f32, (3,))
+    _totals(Weights(field), out)
+    np.testing.assert_array_equal(out.to_numpy(), w.sum() * np.arange(3))
+    grid = tack.field(tack.i32, (3, 2))
+    _fill2d(Weights(field), grid)
+    i, j = np.indices((3, 2))
+    np.testing.assert_array_equal(grid.to_numpy(), i * 10 + j)
