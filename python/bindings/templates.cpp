@@ -131,6 +131,120 @@ std::string unusable(nb::handle v) {
     return "of type " + nb::cast<std::string>(nb::repr(v.type()));
 }
 
+using Members = std::map<std::string, sema::TemplateMember>;
+using Kind = sema::TemplateMember::Kind;
+
+// Class attributes along the MRO (the nearest definition wins): constants, methods, static
+// @tack.func functions, and what kernels cannot use (named if a kernel reads it).
+Members class_members(nb::handle cls) {
+    Members members;
+    for (nb::handle klass : nb::borrow<nb::tuple>(cls.attr("__mro__"))) {
+        if (klass.ptr() == reinterpret_cast<PyObject*>(&PyBaseObject_Type)) continue;
+        nb::dict d =
+            nb::borrow<nb::dict>(nb::handle(reinterpret_cast<PyTypeObject*>(klass.ptr())->tp_dict));
+        for (auto [k, v] : d) {
+            std::string name = nb::cast<std::string>(k);
+            // Private data is ignored (A23), but a private @tack.func method (`_l1d`) is still
+            // one the class's other methods call.
+            bool dunder = name.rfind("__", 0) == 0;
+            bool static_method = PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type);
+            if (name.empty() || dunder || members.count(name)) continue;
+            if (name[0] == '_' && !func_of(v) && !static_method) continue;
+            sema::TemplateMember m;
+            m.name = name;
+            if (is_number(v)) {
+                m.kind = Kind::Constant;
+                m.constant = constant_of(v);
+            } else if (auto f = func_of(v)) {
+                m.kind = Kind::Method;
+                m.func = *f;
+            } else if (static_method) {
+                auto g = func_of(v.attr("__func__"));
+                if (!g) continue;
+                m.kind = Kind::Func;
+                m.func = *g;
+            } else {
+                m.kind = Kind::Unusable;
+                m.what = unusable(v);
+            }
+            members.emplace(name, std::move(m));
+        }
+    }
+    return members;
+}
+
+// Instance attributes by what they become; numbers shadowing a class constant, function
+// attributes and unusable ones go straight into `members`.
+struct InstanceAttrs {
+    std::map<std::string, Field*> fields;
+    std::map<std::string, nb::handle> scalars, nested;
+};
+
+InstanceAttrs instance_attrs(nb::handle obj, Members& members) {
+    InstanceAttrs attrs;
+    PyObject* dict_ptr = PyObject_GenericGetDict(obj.ptr(), nullptr);
+    if (!dict_ptr) {
+        PyErr_Clear();
+        return attrs;
+    }
+    nb::dict d = nb::steal<nb::dict>(dict_ptr);
+    for (auto [k, v] : d) {
+        std::string name = nb::cast<std::string>(k);
+        if (name.empty() || name[0] == '_') continue;
+        auto cls_member = members.find(name);
+        bool shadows_constant =
+            cls_member != members.end() && cls_member->second.kind == Kind::Constant;
+        if (is_number(v) && shadows_constant) {
+            cls_member->second.constant = constant_of(v);  // A23: the instance value, compiled in
+        } else if (is_number(v)) {
+            attrs.scalars[name] = v;
+        } else if (Field* f = field_ptr(v)) {
+            attrs.fields[name] = f;
+        } else if (Field* t = texture_storage(v)) {
+            attrs.fields[name] = t;
+        } else if (is_template_instance(v)) {
+            attrs.nested[name] = v;
+        } else {
+            sema::TemplateMember m;
+            m.name = name;
+            if (auto f = func_of(v)) {
+                m.kind = Kind::Func;
+                m.func = *f;
+            } else {
+                m.kind = Kind::Unusable;
+                m.what = unusable(v);
+            }
+            members[name] = std::move(m);
+        }
+    }
+    return attrs;
+}
+
+// Why `space` cannot be iterated over an instance with `members`, or "".
+std::string iteration_error(const std::string& class_name, const IterationSpace& space,
+                            const Members& members, const InstanceAttrs& attrs) {
+    if (!space.error.empty()) return space.error;
+    for (const auto& n : space.names) {
+        auto it = members.find(n);
+        const char* why = nullptr;
+        if (it == members.end()) {
+            why = "not an attribute it has";
+        } else if (it->second.kind == Kind::Constant) {
+            if (it->second.constant.kind != sema::Constant::Kind::Int) why = "not an integer";
+        } else if (it->second.kind == Kind::Scalar) {
+            if (!PyLong_Check(attrs.scalars.at(n).ptr())) why = "not an integer";
+        } else {
+            why = "not a scalar attribute";
+        }
+        if (why) {
+            return "template class '" + class_name + "': __tack_iterate__ names '" + n +
+                   "', which is " + why +
+                   " (each name must be an integer class constant or instance attribute)";
+        }
+    }
+    return "";
+}
+
 struct Expander {
     std::vector<detail::Arg>& extras;
     size_t first_index;
@@ -148,133 +262,46 @@ struct Expander {
         sema::TemplateInfo info;
         info.class_name = nb::cast<std::string>(cls.attr("__qualname__"));
         info.class_token = class_token(cls);
-        std::map<std::string, sema::TemplateMember> members;
-        // Class attributes along the MRO (the nearest definition wins): constants and methods.
-        for (nb::handle klass : nb::borrow<nb::tuple>(cls.attr("__mro__"))) {
-            if (klass.ptr() == reinterpret_cast<PyObject*>(&PyBaseObject_Type)) continue;
-            nb::dict d = nb::borrow<nb::dict>(
-                nb::handle(reinterpret_cast<PyTypeObject*>(klass.ptr())->tp_dict));
-            for (auto [k, v] : d) {
-                std::string name = nb::cast<std::string>(k);
-                // Private data is ignored (A23), but a private @tack.func method (`_l1d`) is
-                // still one the class's other methods call.
-                bool dunder = name.rfind("__", 0) == 0;
-                if (name.empty() || dunder || members.count(name)) continue;
-                if (name[0] == '_' && !func_of(v) &&
-                    !PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type))
-                    continue;
-                sema::TemplateMember m;
-                m.name = name;
-                if (is_number(v)) {
-                    m.kind = sema::TemplateMember::Kind::Constant;
-                    m.constant = constant_of(v);
-                } else if (auto f = func_of(v)) {
-                    m.kind = sema::TemplateMember::Kind::Method;
-                    m.func = *f;
-                } else if (PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type)) {
-                    auto g = func_of(v.attr("__func__"));
-                    if (!g) continue;
-                    m.kind = sema::TemplateMember::Kind::Func;
-                    m.func = *g;
-                } else {
-                    m.kind = sema::TemplateMember::Kind::Unusable;
-                    m.what = unusable(v);
-                }
-                members.emplace(name, std::move(m));
-            }
-        }
-        // Instance attributes: fields, runtime scalars, nested templates, function attributes.
-        std::map<std::string, Field*> fields;
-        std::map<std::string, nb::handle> scalars, nested;
-        if (PyObject* dict_ptr = PyObject_GenericGetDict(obj.ptr(), nullptr)) {
-            nb::dict d = nb::steal<nb::dict>(dict_ptr);
-            for (auto [k, v] : d) {
-                std::string name = nb::cast<std::string>(k);
-                if (name.empty() || name[0] == '_') continue;
-                auto cls_member = members.find(name);
-                bool shadows_constant =
-                    cls_member != members.end() &&
-                    cls_member->second.kind == sema::TemplateMember::Kind::Constant;
-                if (is_number(v) && shadows_constant) {
-                    cls_member->second.constant = constant_of(v);  // A23: instance shadows class
-                } else if (is_number(v)) {
-                    scalars[name] = v;
-                } else if (Field* f = field_ptr(v)) {
-                    fields[name] = f;
-                } else if (Field* t = texture_storage(v)) {
-                    fields[name] = t;
-                } else if (is_template_instance(v)) {
-                    nested[name] = v;
-                } else {
-                    sema::TemplateMember m;
-                    m.name = name;
-                    if (auto f = func_of(v)) {
-                        m.kind = sema::TemplateMember::Kind::Func;
-                        m.func = *f;
-                    } else {
-                        m.kind = sema::TemplateMember::Kind::Unusable;
-                        m.what = unusable(v);
-                    }
-                    members[name] = std::move(m);
-                }
-            }
-        } else {
-            PyErr_Clear();
-        }
-        for (auto& [name, f] : fields) {
-            sema::TemplateMember m;
-            m.name = name;
-            m.kind = sema::TemplateMember::Kind::Field;
-            m.arg = static_cast<int>(first_index + extras.size());
+        Members members = class_members(cls);
+        InstanceAttrs attrs = instance_attrs(obj, members);
+        // Extra arguments: fields, then scalars, each sorted by name, then nested templates'.
+        for (auto& [name, f] : attrs.fields) {
+            sema::TemplateMember& m = member(members, name, Kind::Field);
             auto shape = f->kernel.shape();
             m.shape.assign(shape.begin(), shape.end());
             extras.push_back(detail::Arg{&f->kernel, {}, -1});
-            members[name] = std::move(m);
         }
-        for (auto& [name, v] : scalars) {
-            sema::TemplateMember m;
-            m.name = name;
-            m.kind = sema::TemplateMember::Kind::Scalar;
-            m.arg = static_cast<int>(first_index + extras.size());
+        for (auto& [name, v] : attrs.scalars) {
+            member(members, name, Kind::Scalar);
             detail::Arg a;
             scalar_from_python(v, a.scalar, "'" + path + "." + name + "'");
             extras.push_back(a);
-            members[name] = std::move(m);
         }
-        for (auto& [name, v] : nested) {
-            sema::TemplateMember m;
-            m.name = name;
-            m.kind = sema::TemplateMember::Kind::Template;
-            m.template_id = expand(v, path + "." + name);
-            members[name] = std::move(m);
+        for (auto& [name, v] : attrs.nested) {
+            int id = expand(v, path + "." + name);
+            new_member(members, name, Kind::Template).template_id = id;
         }
         IterationSpace space = declared_space(cls);
-        info.iterate_error = space.error;
-        for (const auto& n : space.names) {
-            auto it = members.find(n);
-            using Kind = sema::TemplateMember::Kind;
-            bool integer = it != members.end() &&
-                           ((it->second.kind == Kind::Constant &&
-                             it->second.constant.kind == sema::Constant::Kind::Int) ||
-                            (it->second.kind == Kind::Scalar && PyLong_Check(scalars[n].ptr())));
-            if (!integer) {
-                bool scalar = it != members.end() && (it->second.kind == Kind::Constant ||
-                                                      it->second.kind == Kind::Scalar);
-                info.iterate_error =
-                    "template class '" + info.class_name + "': __tack_iterate__ names '" + n +
-                    "', which is " +
-                    (it == members.end() ? std::string("not an attribute it has")
-                     : scalar            ? std::string("not an integer")
-                                         : std::string("not a scalar attribute")) +
-                    " (each name must be an integer class constant or instance attribute)";
-                break;
-            }
-        }
+        info.iterate_error = iteration_error(info.class_name, space, members, attrs);
         if (info.iterate_error.empty()) info.iterate = space.names;
         for (auto& [name, m] : members)
             info.members.push_back(std::move(m));
         stack.pop_back();
         return sema::intern_template(std::move(info));
+    }
+
+    // A field or scalar member taking the next extra argument.
+    sema::TemplateMember& member(Members& members, const std::string& name, Kind kind) {
+        sema::TemplateMember& m = new_member(members, name, kind);
+        m.arg = static_cast<int>(first_index + extras.size());
+        return m;
+    }
+
+    static sema::TemplateMember& new_member(Members& members, const std::string& name, Kind kind) {
+        sema::TemplateMember& m = members[name] = sema::TemplateMember{};
+        m.name = name;
+        m.kind = kind;
+        return m;
     }
 };
 
