@@ -110,7 +110,7 @@ def main():
     ap.add_argument("--cells", type=int, default=256, help="cells per side (default 256)")
     args = ap.parse_args()
     n = 64 if args.quick and args.cells == 256 else args.cells
-    rounds = 3 if args.quick else 11
+    rounds = 3 if args.quick else 21
     tack.init(tack.cpu)
     n_points, n_cells = (n + 1) ** 3, n**3
     rng = np.random.default_rng(1)
