@@ -57,4 +57,15 @@ for t in $targets; do
   echo "=== $t"
   if ! "$BUILD/benchmarks/$t"; then echo "bench.sh: $t failed"; fail=1; fi
 done
+# Templates are a feature of the Python package: this one runs against python/ once the
+# extension is built there (`make build` copies it in); the kernels are JIT-compiled at the same
+# optimization level whatever the extension's build type.
+if ls python/tack/_tack*.so >/dev/null 2>&1; then
+  echo "=== bench_templates"
+  if ! PYTHONPATH=python .venv/bin/python benchmarks/bench_templates.py; then
+    echo "bench.sh: bench_templates failed"; fail=1
+  fi
+else
+  echo "bench.sh: bench_templates skipped (no extension in python/tack; run make build)"
+fi
 exit $fail

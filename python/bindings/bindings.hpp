@@ -128,9 +128,11 @@ std::optional<sema::FuncRef> func_ref_of(nb::handle source);
 bool is_template_instance(nb::handle h);
 /// Expands one template instance (CONTRACT A23): appends its fields and runtime scalars (and
 /// those of nested instances) to `extras`, where extras[k] is kernel argument first_index + k,
-/// and returns the interned id of its compile-time view. ValueError for a self-contained one.
+/// and returns the interned id of its compile-time view. TypeError for one that holds itself.
 int expand_template(nb::handle obj, size_t first_index, std::vector<detail::Arg>& extras,
                     const std::string& what);
+/// `_forget_template_class` (D6) and `_iteration_space`.
+void init_templates(nb::module_& m);
 
 // --- kernels.cpp --------------------------------------------------------------------------------
 

@@ -328,7 +328,9 @@ void init_kernels(nb::module_& m) {
                          return nb::tuple(l);
                      })
         .def("_num_variants",
-             [](const PyKernel& k) { return k.impl().num_variants(runtime::default_backend()); });
+             [](const PyKernel& k) { return k.impl().num_variants(runtime::default_backend()); })
+        .def("_num_templates",
+             [](const PyKernel& k) { return k.impl().num_templates(runtime::default_backend()); });
     m.def("_inspect", &inspect, nb::arg("kernel"), nb::arg("args"), nb::arg("mode"));
     m.def("_time_native_calls", &time_native_calls, nb::arg("kernel"), nb::arg("args"),
           nb::arg("calls"));

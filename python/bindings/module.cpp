@@ -30,6 +30,7 @@ NB_MODULE(_tack, m) {
     init_dlpack(m);
     init_environment(m);
     init_kernels(m);
+    init_templates(m);
     init_aio(m);
     m.def("_builtin_names", &builtin_names);
 }

@@ -8,23 +8,87 @@
 #include <unordered_map>
 
 #include "bindings.hpp"
+#include "runtime/kernel_impl.hpp"
 #include "sema/templates.hpp"
 
 namespace tack::python {
 
 namespace {
 
-uint64_t next_token = 1;
+uint64_t next_token = 1;  // guarded by the GIL
 
 // A token per class object, kept in the class's own __dict__ (never inherited, never reused),
 // so an equivalent class defined again (e.g. inside a function) never shares variants (D5).
+// A finalizer on the class forgets its views and drops what was built for them when the
+// class is collected (D6; tack/_templates.py holds the finalizer).
 uint64_t class_token(nb::handle cls) {
     nb::dict d =
         nb::borrow<nb::dict>(nb::handle(reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict));
     if (d.contains("_tack_class_token")) return nb::cast<uint64_t>(d["_tack_class_token"]);
     uint64_t t = next_token++;
     nb::setattr(cls, "_tack_class_token", nb::int_(t));
+    // Leaked on purpose: a static nb::object would be released after the interpreter is gone.
+    static nb::handle watch =
+        nb::object(nb::module_::import_("tack._templates").attr("_watch_class")).release();
+    watch(cls, t);
     return t;
+}
+
+void forget_template_class(uint64_t token) {
+#if PY_VERSION_HEX >= 0x030D0000
+    if (Py_IsFinalizing()) return;  // classes collected at exit: nothing left to serve
+#else
+    if (_Py_IsFinalizing()) return;
+#endif
+    // With the GIL held: no kernel holds its lock while waiting for the GIL, and what is
+    // dropped may own Python state (a method's namespace).
+    runtime::forget_templates(sema::forget_template_class(token));
+}
+
+// The class's `__tack_iterate__` (what `for c in obj` runs over), or why it cannot be used.
+struct IterationSpace {
+    std::vector<std::string> names;
+    std::string error;
+};
+
+IterationSpace declared_space(nb::handle cls) {
+    IterationSpace space;
+    std::string cname = nb::cast<std::string>(cls.attr("__qualname__"));
+    if (!nb::hasattr(cls, "__tack_iterate__")) {
+        space.error = "template class '" + cname +
+                      "' declares no __tack_iterate__, the one to three integer attributes a "
+                      "`for` loop over it runs through (fastest first)";
+        return space;
+    }
+    nb::object decl = cls.attr("__tack_iterate__");
+    if (PyUnicode_Check(decl.ptr())) {
+        space.names.push_back(nb::cast<std::string>(decl));
+    } else if (PyTuple_Check(decl.ptr()) || PyList_Check(decl.ptr())) {
+        for (nb::handle n : decl) {
+            if (!PyUnicode_Check(n.ptr())) {
+                space.names.clear();
+                space.error = "template class '" + cname +
+                              "': __tack_iterate__ must be an attribute name or a tuple of "
+                              "names, got an item " +
+                              nb::cast<std::string>(nb::repr(n));
+                return space;
+            }
+            space.names.push_back(nb::cast<std::string>(n));
+        }
+    } else {
+        space.error = "template class '" + cname +
+                      "': __tack_iterate__ must be an attribute name or a tuple of names, got " +
+                      nb::cast<std::string>(nb::repr(decl.type()));
+        return space;
+    }
+    if (space.names.empty() || space.names.size() > 3) {
+        space.error = "template class '" + cname +
+                      "': __tack_iterate__ must name one to three attributes (fastest first); "
+                      "it names " +
+                      std::to_string(space.names.size());
+        space.names.clear();
+    }
+    return space;
 }
 
 nb::handle func_type() {
@@ -54,118 +118,190 @@ std::optional<sema::FuncRef> func_of(nb::handle v) {
     return func_ref_of(v.attr("_source"));
 }
 
+// What an attribute a kernel cannot use is, for the error where a kernel uses it (A24).
+std::string unusable(nb::handle v) {
+    if (PyFunction_Check(v.ptr()))
+        return "a plain Python method, which kernels cannot call (decorate it with @tack.func)";
+    if (PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type) ||
+        PyObject_TypeCheck(v.ptr(), &PyClassMethod_Type))
+        return "a static or class method that is not a @tack.func";
+    static nb::handle kernel_type =
+        nb::object(nb::module_::import_("tack._tack").attr("Kernel")).release();
+    if (nb::isinstance(v, kernel_type)) return "a @tack.kernel (launch it from the host)";
+    return "of type " + nb::cast<std::string>(nb::repr(v.type()));
+}
+
+using Members = std::map<std::string, sema::TemplateMember>;
+using Kind = sema::TemplateMember::Kind;
+
+// Class attributes along the MRO (the nearest definition wins): constants, methods, static
+// @tack.func functions, and what kernels cannot use (named if a kernel reads it).
+Members class_members(nb::handle cls) {
+    Members members;
+    for (nb::handle klass : nb::borrow<nb::tuple>(cls.attr("__mro__"))) {
+        if (klass.ptr() == reinterpret_cast<PyObject*>(&PyBaseObject_Type)) continue;
+        nb::dict d =
+            nb::borrow<nb::dict>(nb::handle(reinterpret_cast<PyTypeObject*>(klass.ptr())->tp_dict));
+        for (auto [k, v] : d) {
+            std::string name = nb::cast<std::string>(k);
+            // Private data is ignored (A23), but a private @tack.func method (`_l1d`) is still
+            // one the class's other methods call.
+            bool dunder = name.rfind("__", 0) == 0;
+            bool static_method = PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type);
+            if (name.empty() || dunder || members.count(name)) continue;
+            if (name[0] == '_' && !func_of(v) && !static_method) continue;
+            sema::TemplateMember m;
+            m.name = name;
+            if (is_number(v)) {
+                m.kind = Kind::Constant;
+                m.constant = constant_of(v);
+            } else if (auto f = func_of(v)) {
+                m.kind = Kind::Method;
+                m.func = *f;
+            } else if (static_method) {
+                auto g = func_of(v.attr("__func__"));
+                if (!g) continue;
+                m.kind = Kind::Func;
+                m.func = *g;
+            } else {
+                m.kind = Kind::Unusable;
+                m.what = unusable(v);
+            }
+            members.emplace(name, std::move(m));
+        }
+    }
+    return members;
+}
+
+// Instance attributes by what they become; numbers shadowing a class constant, function
+// attributes and unusable ones go straight into `members`.
+struct InstanceAttrs {
+    std::map<std::string, Field*> fields;
+    std::map<std::string, nb::handle> scalars, nested;
+};
+
+InstanceAttrs instance_attrs(nb::handle obj, Members& members) {
+    InstanceAttrs attrs;
+    PyObject* dict_ptr = PyObject_GenericGetDict(obj.ptr(), nullptr);
+    if (!dict_ptr) {
+        PyErr_Clear();
+        return attrs;
+    }
+    nb::dict d = nb::steal<nb::dict>(dict_ptr);
+    for (auto [k, v] : d) {
+        std::string name = nb::cast<std::string>(k);
+        if (name.empty() || name[0] == '_') continue;
+        auto cls_member = members.find(name);
+        bool shadows_constant =
+            cls_member != members.end() && cls_member->second.kind == Kind::Constant;
+        if (is_number(v) && shadows_constant) {
+            cls_member->second.constant = constant_of(v);  // A23: the instance value, compiled in
+        } else if (is_number(v)) {
+            attrs.scalars[name] = v;
+        } else if (Field* f = field_ptr(v)) {
+            attrs.fields[name] = f;
+        } else if (Field* t = texture_storage(v)) {
+            attrs.fields[name] = t;
+        } else if (is_template_instance(v)) {
+            attrs.nested[name] = v;
+        } else {
+            sema::TemplateMember m;
+            m.name = name;
+            if (auto f = func_of(v)) {
+                m.kind = Kind::Func;
+                m.func = *f;
+            } else {
+                m.kind = Kind::Unusable;
+                m.what = unusable(v);
+            }
+            members[name] = std::move(m);
+        }
+    }
+    return attrs;
+}
+
+// Why `space` cannot be iterated over an instance with `members`, or "".
+std::string iteration_error(const std::string& class_name, const IterationSpace& space,
+                            const Members& members, const InstanceAttrs& attrs) {
+    if (!space.error.empty()) return space.error;
+    for (const auto& n : space.names) {
+        auto it = members.find(n);
+        const char* why = nullptr;
+        if (it == members.end()) {
+            why = "not an attribute it has";
+        } else if (it->second.kind == Kind::Constant) {
+            if (it->second.constant.kind != sema::Constant::Kind::Int) why = "not an integer";
+        } else if (it->second.kind == Kind::Scalar) {
+            if (!PyLong_Check(attrs.scalars.at(n).ptr())) why = "not an integer";
+        } else {
+            why = "not a scalar attribute";
+        }
+        if (why) {
+            return "template class '" + class_name + "': __tack_iterate__ names '" + n +
+                   "', which is " + why +
+                   " (each name must be an integer class constant or instance attribute)";
+        }
+    }
+    return "";
+}
+
 struct Expander {
     std::vector<detail::Arg>& extras;
     size_t first_index;
     std::vector<PyObject*> stack;  // instances being expanded (self-cycles)
 
-    int expand(nb::handle obj, const std::string& what) {
+    // `path`: where the instance is, unquoted ("cells", "cells.base").
+    int expand(nb::handle obj, const std::string& path) {
         if (std::find(stack.begin(), stack.end(), obj.ptr()) != stack.end()) {
-            raise_python(PyExc_ValueError, "template " + what +
-                                               " contains itself; a template may hold other "
-                                               "templates, not a cycle");
+            raise_python(PyExc_TypeError, "template '" + path +
+                                              "' holds itself; a template may hold other "
+                                              "templates, but not in a cycle");
         }
         stack.push_back(obj.ptr());
         nb::handle cls = nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())));
         sema::TemplateInfo info;
         info.class_name = nb::cast<std::string>(cls.attr("__qualname__"));
         info.class_token = class_token(cls);
-        std::map<std::string, sema::TemplateMember> members;
-        // Class attributes along the MRO (the nearest definition wins): constants and methods.
-        for (nb::handle klass : nb::borrow<nb::tuple>(cls.attr("__mro__"))) {
-            if (klass.ptr() == reinterpret_cast<PyObject*>(&PyBaseObject_Type)) continue;
-            nb::dict d = nb::borrow<nb::dict>(
-                nb::handle(reinterpret_cast<PyTypeObject*>(klass.ptr())->tp_dict));
-            for (auto [k, v] : d) {
-                std::string name = nb::cast<std::string>(k);
-                // Private data is ignored (A23), but a private @tack.func method (`_l1d`) is
-                // still one the class's other methods call.
-                bool dunder = name.rfind("__", 0) == 0;
-                if (name.empty() || dunder || members.count(name)) continue;
-                if (name[0] == '_' && !func_of(v) &&
-                    !PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type))
-                    continue;
-                sema::TemplateMember m;
-                m.name = name;
-                if (is_number(v)) {
-                    m.kind = sema::TemplateMember::Kind::Constant;
-                    m.constant = constant_of(v);
-                } else if (auto f = func_of(v)) {
-                    m.kind = sema::TemplateMember::Kind::Method;
-                    m.func = *f;
-                } else if (PyObject_TypeCheck(v.ptr(), &PyStaticMethod_Type)) {
-                    auto g = func_of(v.attr("__func__"));
-                    if (!g) continue;
-                    m.kind = sema::TemplateMember::Kind::Func;
-                    m.func = *g;
-                } else {
-                    continue;
-                }
-                members.emplace(name, std::move(m));
-            }
-        }
-        // Instance attributes: fields, runtime scalars, nested templates, function attributes.
-        std::map<std::string, Field*> fields;
-        std::map<std::string, nb::handle> scalars, nested;
-        if (PyObject* dict_ptr = PyObject_GenericGetDict(obj.ptr(), nullptr)) {
-            nb::dict d = nb::steal<nb::dict>(dict_ptr);
-            for (auto [k, v] : d) {
-                std::string name = nb::cast<std::string>(k);
-                if (name.empty() || name[0] == '_') continue;
-                auto cls_member = members.find(name);
-                bool shadows_constant =
-                    cls_member != members.end() &&
-                    cls_member->second.kind == sema::TemplateMember::Kind::Constant;
-                if (is_number(v) && shadows_constant) {
-                    cls_member->second.constant = constant_of(v);  // A23: instance shadows class
-                } else if (is_number(v)) {
-                    scalars[name] = v;
-                } else if (Field* f = field_ptr(v)) {
-                    fields[name] = f;
-                } else if (Field* t = texture_storage(v)) {
-                    fields[name] = t;
-                } else if (is_template_instance(v)) {
-                    nested[name] = v;
-                } else if (auto f = func_of(v)) {
-                    sema::TemplateMember m;
-                    m.name = name;
-                    m.kind = sema::TemplateMember::Kind::Func;
-                    m.func = *f;
-                    members[name] = std::move(m);
-                }
-            }
-        } else {
-            PyErr_Clear();
-        }
-        for (auto& [name, f] : fields) {
-            sema::TemplateMember m;
-            m.name = name;
-            m.kind = sema::TemplateMember::Kind::Field;
-            m.arg = static_cast<int>(first_index + extras.size());
+        Members members = class_members(cls);
+        InstanceAttrs attrs = instance_attrs(obj, members);
+        // Extra arguments: fields, then scalars, each sorted by name, then nested templates'.
+        for (auto& [name, f] : attrs.fields) {
+            sema::TemplateMember& m = member(members, name, Kind::Field);
+            auto shape = f->kernel.shape();
+            m.shape.assign(shape.begin(), shape.end());
             extras.push_back(detail::Arg{&f->kernel, {}, -1});
-            members[name] = std::move(m);
         }
-        for (auto& [name, v] : scalars) {
-            sema::TemplateMember m;
-            m.name = name;
-            m.kind = sema::TemplateMember::Kind::Scalar;
-            m.arg = static_cast<int>(first_index + extras.size());
+        for (auto& [name, v] : attrs.scalars) {
+            member(members, name, Kind::Scalar);
             detail::Arg a;
-            scalar_from_python(v, a.scalar, what + "." + name);
+            scalar_from_python(v, a.scalar, "'" + path + "." + name + "'");
             extras.push_back(a);
-            members[name] = std::move(m);
         }
-        for (auto& [name, v] : nested) {
-            sema::TemplateMember m;
-            m.name = name;
-            m.kind = sema::TemplateMember::Kind::Template;
-            m.template_id = expand(v, what + "." + name);
-            members[name] = std::move(m);
+        for (auto& [name, v] : attrs.nested) {
+            int id = expand(v, path + "." + name);
+            new_member(members, name, Kind::Template).template_id = id;
         }
+        IterationSpace space = declared_space(cls);
+        info.iterate_error = iteration_error(info.class_name, space, members, attrs);
+        if (info.iterate_error.empty()) info.iterate = space.names;
         for (auto& [name, m] : members)
             info.members.push_back(std::move(m));
         stack.pop_back();
         return sema::intern_template(std::move(info));
+    }
+
+    // A field or scalar member taking the next extra argument.
+    sema::TemplateMember& member(Members& members, const std::string& name, Kind kind) {
+        sema::TemplateMember& m = new_member(members, name, kind);
+        m.arg = static_cast<int>(first_index + extras.size());
+        return m;
+    }
+
+    static sema::TemplateMember& new_member(Members& members, const std::string& name, Kind kind) {
+        sema::TemplateMember& m = members[name] = sema::TemplateMember{};
+        m.name = name;
+        m.kind = kind;
+        return m;
     }
 };
 
@@ -186,8 +322,27 @@ bool is_template_instance(nb::handle h) {
 
 int expand_template(nb::handle obj, size_t first_index, std::vector<detail::Arg>& extras,
                     const std::string& what) {
+    std::string path = what;  // the kernels' "'cells'"
+    if (path.size() >= 2 && path.front() == '\'' && path.back() == '\'')
+        path = path.substr(1, path.size() - 2);
     Expander e{extras, first_index, {}};
-    return e.expand(obj, what);
+    return e.expand(obj, path);
+}
+
+void init_templates(nb::module_& m) {
+    m.def("_forget_template_class", &forget_template_class, nb::arg("token"));
+    // The names a `for c in obj` loop over instances of `cls` runs through, fastest first.
+    m.def(
+        "_iteration_space",
+        [](nb::handle cls) {
+            IterationSpace space = declared_space(cls);
+            if (!space.error.empty()) raise_python(PyExc_TypeError, space.error);
+            nb::list names;
+            for (const auto& n : space.names)
+                names.append(n);
+            return nb::tuple(names);
+        },
+        nb::arg("cls"));
 }
 
 }  // namespace tack::python

@@ -4,11 +4,15 @@ An instance of a @tack.data_oriented class passed to a kernel is a template: its
 constants are compiled in, its fields and numbers are extra kernel arguments (a new value of
 an instance number never recompiles), and its @tack.func methods are inlined with `self` bound
 to the instance. The core reads the instance at each call (python/bindings/templates.cpp).
-A @tack.kernel defined in such a class is called as `obj.kernel(args)`.
+A @tack.kernel defined in such a class is called as `obj.kernel(args)`. A class that declares
+`__tack_iterate__` (one to three of its integer attributes, fastest first) can be looped over in
+kernels: `for c in obj`.
 """
 
 import functools
+import weakref
 
+from . import _tack
 from ._tack import Kernel
 
 
@@ -37,3 +41,10 @@ def _bind_kernel(kernel, obj, cls=None):
 
 
 Kernel.__get__ = _bind_kernel
+
+
+def _watch_class(cls, token):
+    # Called by the core when it first sees a template class: once the class is collected, the
+    # core forgets its views and drops the IR templates and variants built for them (D6).
+    finalizer = weakref.finalize(cls, _tack._forget_template_class, token)
+    finalizer.atexit = False  # nothing to drop at exit

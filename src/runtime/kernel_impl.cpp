@@ -1,6 +1,8 @@
 #include "runtime/kernel_impl.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <set>
 
 #include "cache/disk_cache.hpp"
 #include "driver/driver.hpp"
@@ -60,6 +62,17 @@ bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg>
     return true;
 }
 
+// Every live kernel, for forget_templates (D6).
+struct LiveKernels {
+    std::mutex mutex;
+    std::set<KernelImpl*> kernels;
+};
+
+LiveKernels& live_kernels() {
+    static LiveKernels* live = new LiveKernels;  // never destroyed: kernels may outlive statics
+    return *live;
+}
+
 const cache::DiskCache& disk_cache() {
     static const cache::DiskCache kCache = cache::DiskCache::from_environment();
     return kCache;
@@ -98,9 +111,41 @@ const Variant* find_variant(const SignatureEntry& sig, std::span<const detail::A
 }  // namespace
 
 KernelImpl::KernelImpl(std::shared_ptr<const ModuleImpl> module, const frontend::FunctionDef* fn)
-    : module_(std::move(module)), fn_(fn) {}
+    : module_(std::move(module)), fn_(fn) {
+    LiveKernels& live = live_kernels();
+    std::lock_guard lock(live.mutex);
+    live.kernels.insert(this);
+}
 
-KernelImpl::~KernelImpl() = default;
+KernelImpl::~KernelImpl() {
+    LiveKernels& live = live_kernels();
+    std::lock_guard lock(live.mutex);
+    live.kernels.erase(this);
+}
+
+void forget_templates(const std::vector<int>& template_ids) {
+    if (template_ids.empty()) return;
+    std::set<int> ids(template_ids.begin(), template_ids.end());
+    auto passes_one = [&](const std::unique_ptr<SignatureEntry>& s) {
+        return std::any_of(s->sig.begin(), s->sig.end(),
+                           [&](const sema::ArgType& a) { return ids.count(a.template_id) > 0; });
+    };
+    // Entries move out under the locks and are destroyed after them. No call can be using one:
+    // a call holds its template instances, so their classes are alive.
+    std::vector<std::unique_ptr<SignatureEntry>> dropped;
+    LiveKernels& live = live_kernels();
+    std::lock_guard lock(live.mutex);
+    for (KernelImpl* k : live.kernels) {
+        std::unique_lock kernel_lock(k->mutex_);
+        for (auto& cache : k->caches_) {
+            auto& sigs = cache->signatures;
+            auto keep = std::stable_partition(sigs.begin(), sigs.end(),
+                                              [&](const auto& s) { return !passes_one(s); });
+            std::move(keep, sigs.end(), std::back_inserter(dropped));
+            sigs.erase(keep, sigs.end());
+        }
+    }
+}
 
 driver::KernelSource KernelImpl::source() const {
     return {*fn_, module_->file, *module_->env};
@@ -319,6 +364,15 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     std::shared_ptr<const Variant> v = backend.build_variant(k, options);
     disk.store(key, backend.variant_artifact(*v));
     return v;
+}
+
+std::size_t KernelImpl::num_templates(const Backend& backend) const {
+    std::shared_lock lock(mutex_);
+    std::size_t n = 0;
+    for (const auto& c : caches_) {
+        if (c->backend == &backend && !c->alive.expired()) n += c->signatures.size();
+    }
+    return n;
 }
 
 std::size_t KernelImpl::num_variants(const Backend& backend) const {

@@ -46,6 +46,8 @@ class KernelImpl {
     std::optional<Scalar> call(std::span<const detail::Arg> args);
     std::optional<Scalar> call_on(Backend& backend, std::span<const detail::Arg> args);
     std::size_t num_variants(const Backend& backend) const;
+    /// Lowered IR templates (argument signatures) cached for `backend`.
+    std::size_t num_templates(const Backend& backend) const;
     /// Source validation, run once; throws the first located rejection. Callers run it before
     /// reporting an argument-count mismatch, so a `**kw` or keyword-only parameter is named
     /// with its position rather than as an arity TypeError (issue 12).
@@ -74,6 +76,12 @@ class KernelImpl {
 
     mutable std::shared_mutex mutex_;
     std::vector<std::unique_ptr<BackendCache>> caches_;
+
+    friend void forget_templates(const std::vector<int>& template_ids);
 };
+
+/// Drops, from every live kernel's caches, the IR templates and variants of signatures that
+/// pass one of the template views `template_ids` (their class was collected, CONTRACT D6).
+void forget_templates(const std::vector<int>& template_ids);
 
 }  // namespace tack::runtime

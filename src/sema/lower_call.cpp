@@ -128,10 +128,14 @@ std::optional<std::vector<Val>> Lowerer::inline_callee(const ast::Call& e, ir::B
             const TemplateMember* m = member_of(*attr);
             bool method = m->kind == TemplateMember::Kind::Method;
             if (!method && m->kind != TemplateMember::Kind::Func) {
+                const char* what = m->kind == TemplateMember::Kind::Field      ? "a field"
+                                   : m->kind == TemplateMember::Kind::Template ? "a template"
+                                                                               : "a number";
                 fail(ErrorKind::ValueError,
-                     "'" + dotted(*e.func) +
-                         "' is not a @tack.func; a kernel calls only @tack.func methods of a "
-                         "template",
+                     "template class '" + template_info(self->template_id).class_name +
+                         "': attribute '" + attr->attr + "' is " + what +
+                         ", not a @tack.func; a kernel calls only @tack.func methods and "
+                         "function attributes of a template",
                      e.range);
             }
             return inline_call(e, m->func, out, method ? &*self : nullptr);

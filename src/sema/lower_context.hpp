@@ -295,6 +295,16 @@ class Lowerer {
     /// Names of the extra arguments of the declared template parameters, by argument index.
     void name_template_args(int template_id, const std::string& path,
                             std::map<int, std::string>& names) const;
+    /// `for c in obj` (the class's __tack_iterate__): the extents, fastest first, as i64; the
+    /// loop target must be one name. `obj` is a template (template_of(*loop.iter)).
+    std::vector<ir::ExprPtr> iteration_extents(const ast::For& loop, int template_id);
+    /// Binds a loop over an object's index: the one loop variable, or the vector of `vars`.
+    void bind_object_index(const std::string& name, const std::vector<ir::VarPtr>& vars,
+                           const ast::StmtList& body, ir::Block& body_out);
+    /// A sequential `for c in obj`: one nested range loop per extent, c[0] innermost.
+    void lower_object_for(const ast::For& s, int template_id, ir::Block& out);
+    /// A loop over something that is neither a range nor an iterable template.
+    [[noreturn]] void not_iterable(const ast::For& s) const;
     void lower_func_body(const ast::StmtList& body, ir::Block& out);
     void lower_with_tail(std::vector<std::pair<const ast::StmtList*, size_t>> conts,
                          ir::Block& out);
@@ -322,6 +332,7 @@ class Lowerer {
     // ---- the kernel (lower_kernel.cpp) ------------------------------------------------------
     void bind_params(ir::Kernel& k);
     void lower_parallel_loop(const ast::For& loop, ir::Kernel& k);
+    void lower_parallel_object_loop(const ast::For& loop, int template_id, ir::Kernel& k);
     std::vector<ir::LoopDim> loop_dims(const ast::For& loop);
     ir::ExprPtr host_value(const ir::ExprPtr& e) const;  // null when not host-evaluable
     ir::ExprPtr dim_expr(const ast::Expr& e);
@@ -339,7 +350,9 @@ class Lowerer {
     std::map<std::string, ir::TablePtr> tables_;  // by printed contents: one table per constant
     std::map<int, Binding> arg_bindings_;         // template fields and scalars, by argument index
     std::vector<ir::VarPtr> locals_;
-    std::vector<const void*> call_stack_;  // FuncRef identities being inlined (recursion)
+    // FuncRef identities being inlined, with the template bound to `self` (-1: none): a method
+    // calling the same method of a nested template is not recursion (templates are finite).
+    std::vector<std::pair<const void*, int>> call_stack_;
     std::vector<std::string> call_names_;
     int loop_depth_ = 0;  // sequential loops around the current statement
     bool in_prologue_ = false;

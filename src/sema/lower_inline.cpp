@@ -66,7 +66,8 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
     std::string fname = f.def ? f.def->name : dotted(*e.func);
     if (!f.def) fail(ErrorKind::UnsupportedSyntax, "'" + fname + "' has no definition", e.range);
     const ast::FunctionDef& def = *f.def;
-    if (std::find(call_stack_.begin(), call_stack_.end(), f.identity()) != call_stack_.end()) {
+    std::pair<const void*, int> frame{f.identity(), self ? self->template_id : -1};
+    if (std::find(call_stack_.begin(), call_stack_.end(), frame) != call_stack_.end()) {
         std::string chain = kernel_name_;
         for (const auto& n : call_names_)
             chain += " -> " + n;
@@ -95,7 +96,7 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
     int saved_depth = loop_depth_;
     scope_ = &callee;
     loop_depth_ = 0;
-    call_stack_.push_back(f.identity());
+    call_stack_.push_back(frame);
     call_names_.push_back(def.name);
     lower_func_body(def.body, out);
     call_names_.pop_back();

@@ -12,8 +12,11 @@ namespace {
 
 constexpr int kMaxRounds = 16;
 
+// A top-level loop over range/ndrange, or over a name or attribute (an object, when it is a
+// template that declares __tack_iterate__; anything else is rejected where it is lowered).
 bool is_parallel_loop(const Lowerer& l, const ast::Stmt& s) {
     const auto* f = s.as<ast::For>();
+    if (f && (f->iter->as<ast::Name>() || f->iter->as<ast::Attribute>())) return true;
     const auto* call = f ? f->iter->as<ast::Call>() : nullptr;
     const builtins::Builtin* b = call ? l.intrinsic_of(*call) : nullptr;
     return b && b->category == builtins::Category::Range;
@@ -232,6 +235,11 @@ void Lowerer::lower_parallel_loop(const ast::For& loop, ir::Kernel& k) {
     if (!loop.orelse.empty()) {
         fail(ErrorKind::UnsupportedSyntax, "for loop with else", loop.range);
     }
+    if (loop.iter->as<ast::Name>() || loop.iter->as<ast::Attribute>()) {
+        auto t = template_of(*loop.iter);
+        if (!t) not_iterable(loop);
+        return lower_parallel_object_loop(loop, t->template_id, k);
+    }
     std::vector<const ast::Name*> targets;
     if (const auto* n = loop.target->as<ast::Name>()) targets.push_back(n);
     if (const auto* t = loop.target->as<ast::Tuple>()) {
@@ -264,6 +272,36 @@ void Lowerer::lower_parallel_loop(const ast::For& loop, ir::Kernel& k) {
     }
     for (const auto* t : targets)
         scope_->names[t->id] = Binding{};
+}
+
+void Lowerer::lower_parallel_object_loop(const ast::For& loop, int template_id, ir::Kernel& k) {
+    // Launched in the object's own shape: dims are row-major (the last runs fastest), and c[0]
+    // is the fastest index, so the extents go in reverse.
+    std::vector<ir::ExprPtr> extents = iteration_extents(loop, template_id);
+    const auto& target = *loop.target->as<ast::Name>();
+    std::vector<ir::VarPtr> vars(extents.size());
+    for (size_t d = extents.size(); d-- > 0;) {
+        ir::LoopDim dim;
+        dim.start = ir::IntImm::make_i64(0, loop.iter->range);
+        dim.end = host_value(extents[d]);
+        if (!dim.end)
+            fail(ErrorKind::Runtime, "Cannot resolve loop range expression", loop.iter->range);
+        dim.step = ir::IntImm::make_i64(1, loop.iter->range);
+        dim.var = vars[d] = new_var(target.id, i64, target.range, /*is_local=*/false);
+        k.dims.push_back(std::move(dim));
+    }
+    auto outer = scope_->names;
+    per_iteration_copies(loop.body, k.body);
+    bind_object_index(target.id, vars, loop.body, k.body);
+    lower_stmts(loop.body, k.body);
+    scope_->names = std::move(outer);
+    std::set<std::string> inner;
+    collect_assigned(loop.body, inner);
+    inner.insert(target.id);
+    for (const auto& name : inner) {
+        if (!scope_->names.count(name)) scope_->names[name] = Binding{};
+    }
+    scope_->names[target.id] = Binding{};
 }
 
 void Lowerer::lower_result(const ast::Return& ret, ir::Kernel& k) {

@@ -288,6 +288,8 @@ ir::VarPtr Lowerer::bind_loop_var(const std::string& name, ir::VarPtr v, const a
 
 void Lowerer::lower_for(const ast::For& s, ir::Block& out) {
     if (!s.orelse.empty()) fail(ErrorKind::UnsupportedSyntax, "for loop with else", s.range);
+    if (auto t = template_of(*s.iter)) return lower_object_for(s, t->template_id, out);
+    if (s.iter->as<ast::Name>() || s.iter->as<ast::Attribute>()) not_iterable(s);
     const auto* call = s.iter->as<ast::Call>();
     const builtins::Builtin* b = call ? intrinsic_of(*call) : nullptr;
     if (!b || b->name != "range") {

@@ -7,7 +7,12 @@
 // A TemplateInfo is interned by its content (class token, member names and kinds, constant
 // values with their Python type and bits, argument positions, function identities), so two
 // calls with equivalent instances share an id, a signature and their compiled variants, and a
-// new instance scalar value never recompiles (D3, D5).
+// new instance scalar value never recompiles (D3, D5). A field member's full shape is part of
+// the content (D3 tmpl_key), so a field of a new length is a new view, IR template and variant.
+//
+// Views live as long as their class: when a class object is collected, its views and every view
+// holding one are forgotten, and the runtime drops the IR templates and variants built for
+// them (D6).
 
 #include <cstdint>
 #include <string>
@@ -25,19 +30,27 @@ struct TemplateMember {
         Method,    // a @tack.func defined in the class: called with self
         Func,      // a function-valued attribute or static method: called without self
         Template,  // a nested instance: template `template_id`
+        Unusable,  // anything else (a plain method, a string...): an error where a kernel uses it
     };
     std::string name;
     Kind kind = Kind::Constant;
     Constant constant;
     int arg = -1;
+    std::vector<int64_t> shape;  // Field: its full shape (element extents innermost)
     FuncRef func;
     int template_id = -1;
+    std::string what;  // Unusable: what it is, for the error ("a plain Python method")
 };
 
 struct TemplateInfo {
     std::string class_name;
     uint64_t class_token = 0;  // unique per class object (never reused)
     std::vector<TemplateMember> members;
+    // `for c in obj` runs over these scalar members (the class's `__tack_iterate__`), fastest
+    // first. When the declaration is missing or malformed, `iterate_error` says why; it is
+    // reported only where a kernel iterates the object.
+    std::vector<std::string> iterate;
+    std::string iterate_error;
     const TemplateMember* find(const std::string& name) const;
 };
 
@@ -45,5 +58,9 @@ struct TemplateInfo {
 int intern_template(TemplateInfo t);
 /// The interned TemplateInfo of `id` (stable for the process).
 const TemplateInfo& template_info(int id);
+/// Forgets the views of the class `token` and every view that holds one (D6): their ids are
+/// never returned by intern_template again. Returns the forgotten ids, for the runtime to drop
+/// what it built for them.
+std::vector<int> forget_template_class(uint64_t token);
 
 }  // namespace tack::sema

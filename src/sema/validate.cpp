@@ -395,6 +395,9 @@ void Validator::loop_iter(const For& s) {
     if (callee.kind == Callee::Kind::Builtin &&
         callee.builtin->category == builtins::Category::Range)
         return call(*c, Use::Iter);
+    // `for c in obj`: only the argument tells whether `obj` is a template that declares
+    // __tack_iterate__, so lowering decides (and rejects anything else with this wording).
+    if (s.iter->as<Name>() || s.iter->as<Attribute>()) return expr(*s.iter);
     emit(ErrorKind::UnsupportedSyntax, s.iter->range,
          "loop iterable '" + text(s.iter->range) + "' " + at(s.iter->range) +
              " is not range(...) or tack.ndrange(...)");

@@ -13,9 +13,11 @@ checkout's root conftest.py (which --confcutdir keeps pytest from reading). It p
   dtypes, `tack.lang.dlpack` the DLPack ABI structs (ctypes) and capsule calls,
   `Kernel.get_ir()` / `.func` exist, `Field._buffer` reaches a field's memory (`.address`,
   `._data`), `Field._writable` is `writable`, and `get_backend()._cache` counts a kernel's
-  variants. Any other `tack.lang.*`, `tack.codegen.*` or missing `tack.runtime.*` module is a
-  stub whose attributes raise when used, so files that import internals at module top still
-  collect; the tests that use those internals then fail and are counted as "internal".
+  variants, `Kernel._ir_cache` its IR templates and `tack.lang.template_rewrite.iteration_space`
+  is our `_iteration_space`. Any other `tack.lang.*`, `tack.codegen.*` or missing
+  `tack.runtime.*` module is a stub whose attributes raise when used, so files that import
+  internals at module top still collect; the tests that use those internals then fail and are
+  counted as "internal".
 """
 
 import ctypes
@@ -131,6 +133,7 @@ def _real_shims():
         "tack.lang.types": {t.name: t for t in dtypes},
         "tack.lang.func": {"Func": tack.Func},
         "tack.lang.dlpack": _dlpack_abi(),
+        "tack.lang.template_rewrite": {"iteration_space": tack._tack._iteration_space},
         # The classes of our scalar constants, whatever module defines them.
         "tack.lang.constant": {
             "FloatConstant": type(tack.constant(1.0)),
@@ -296,6 +299,8 @@ def _install_shims():
     tack.Field._buffer = property(_buffer)
     tack.Field._writable = property(lambda field: field.writable)
     tack.Device._cache = property(_VariantCacheShim)
+    # `len(kernel._ir_cache)`: the kernel's lowered IR templates on this device.
+    tack.Kernel._ir_cache = property(lambda k: range(k._num_templates()))
 
 
 _install_shims()

@@ -12,6 +12,9 @@ EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py"))
 ARGS = {
     "mandelbrot.py": ["--size", "200x150", "--out", "mandelbrot.png"],
     "heat.py": ["--steps", "100", "--out", "heat.png"],
+    "cell_average.py": ["--cells", "10"],
+    "volume_render.py": ["--size", "64x48", "--volume", "20", "--steps", "40", "--out",
+                         "volume.png"],
 }
 # Examples that need a package the test venv lacks; `make scaleout` runs them with mpirun.
 NEEDS = {"mpi_heat.py": "mpi4py"}
@@ -22,7 +25,7 @@ def test_the_examples_cover_the_issue_list():
     assert {"hello", "math_builtins", "scalar_arguments", "control_flow", "ndrange",
             "device_functions", "atomics", "reductions", "mandelbrot", "nbody", "jacobi",
             "matmul", "game_of_life", "heat", "wave", "image_processing",
-            "inspect_kernel"} <= names
+            "inspect_kernel", "cell_average", "volume_render"} <= names
 
 
 # The sweep runs on every backend that initializes here (CONTRACT C29 TACK_EXAMPLES_ARCH).

@@ -161,23 +161,147 @@ def test_a_self_containing_template_is_refused():
 
     obj = Loop()
     obj.me = obj
-    with pytest.raises(ValueError, match="contains itself"):
+    with pytest.raises(TypeError, match="template 'o.me' holds itself"):
         _nested(obj, tack.field(tack.f32, (1,)))
+    a, b = Loop(), Loop()  # a longer cycle
+    a.next, b.next = b, a
+    with pytest.raises(TypeError, match="template 'o.next.next' holds itself"):
+        _nested(a, tack.field(tack.f32, (1,)))
 
 
-def test_a_bad_template_attribute_names_class_attribute_and_line():
-    @tack.data_oriented
-    class Plain:
-        def helper(self):  # a plain Python method: not callable from a kernel
-            return 1
+@tack.data_oriented
+class _Bad:
+    label = "a string"  # unclassifiable: ignored until a kernel reads it
+
+    def __init__(self):
+        self.values = tack.field(tack.f32, (4,))
+        self.note = None
+
+    def helper(self):  # a plain Python method: not callable from a kernel
+        return 1
+
+    @tack.func
+    def fine(self, i):
+        return self.values[i]
+
+
+@tack.kernel
+def _calls_plain_method(p, out):
+    for i in range(out.shape[0]):
+        out[i] = p.helper()
+
+
+@tack.kernel
+def _reads_class_string(p, out):
+    for i in range(out.shape[0]):
+        out[i] = p.fine(i) + p.label
+
+
+@tack.kernel
+def _reads_instance_none(p, out):
+    for i in range(out.shape[0]):
+        out[i] = p.note
+
+
+@tack.kernel
+def _reads_missing(p, out):
+    for i in range(out.shape[0]):
+        out[i] = p.nothing
+
+
+@tack.kernel
+def _calls_a_field(p, out):
+    for i in range(out.shape[0]):
+        out[i] = p.values(i)
+
+
+@pytest.mark.parametrize(
+    "kernel, attribute, what, line",
+    [
+        (_calls_plain_method, "helper", "a plain Python method", "out[i] = p.helper()"),
+        (_calls_a_field, "values", "a field, not a @tack.func", "out[i] = p.values(i)"),
+        (_reads_class_string, "label", "of type <class 'str'>", "p.fine(i) + p.label"),
+        (_reads_instance_none, "note", "of type <class 'NoneType'>", "out[i] = p.note"),
+        (_reads_missing, "nothing", "not an attribute it has", "out[i] = p.nothing"),
+    ],
+)
+def test_a_bad_template_is_a_value_error_naming_class_attribute_and_line(
+    backend, kernel, attribute, what, line
+):
+    """A24: at first dispatch, with the class, the attribute, what it is and where."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(kernel.__wrapped__)
+    lineno = first + next(k for k, text in enumerate(lines) if line in text)
+    with pytest.raises(ValueError) as info:
+        kernel(_Bad(), tack.field(tack.f32, (4,)))
+    message = str(info.value)
+    assert f"template class '_Bad': attribute '{attribute}' is {what}" in message
+    assert f"Kernel '{kernel.name}'" in message and f"line {lineno}," in message
+    assert kernel._num_variants() == 0  # a failed build stores nothing (D1)
+    out = tack.field(tack.f32, (4,))
+    _fine(_Bad(), out)  # the unusable attributes are harmless when unused
+    np.testing.assert_array_equal(out.to_numpy(), 0.0)
+
+
+@tack.kernel
+def _fine(p, out):
+    for i in range(out.shape[0]):
+        out[i] = p.fine(i)
+
+
+def test_a_template_class_collected_drops_its_variants(backend):
+    """D6: the class's IR templates and variants leave every live cache with it."""
+    import gc
+
+    def make_class(factor):
+        @tack.data_oriented
+        class Scale:
+            k = factor
+
+            def __init__(self, values):
+                self.values = values
+
+            @tack.func
+            def at(self, i):
+                return self.values[i] * self.k
+
+        return Scale
 
     @tack.kernel
-    def uses(p, out):
+    def apply(s, out):
         for i in range(out.shape[0]):
-            out[i] = p.helper()
+            out[i] = s.at(i)
 
-    with pytest.raises(ValueError, match=r"Plain.*'helper'.*line \d+"):
-        uses(Plain(), tack.field(tack.f32, (1,)))
+    @tack.kernel
+    def apply_nested(o, out):
+        for i in range(out.shape[0]):
+            out[i] = o.inner.at(i) + o.w[i]
+
+    @tack.data_oriented
+    class Holder:  # lives on: only its views that hold a collected class go
+        def __init__(self, inner, w):
+            self.inner, self.w = inner, w
+
+    values = tack.field(tack.f32, (4,))
+    values.from_numpy(np.arange(4, dtype=np.float32))
+    out = tack.field(tack.f32, (4,))
+    kept, gone = make_class(2.0), make_class(3.0)
+    apply(kept(values), out)
+    apply(gone(values), out)
+    np.testing.assert_array_equal(out.to_numpy(), np.arange(4) * 3.0)
+    apply_nested(Holder(gone(values), values), out)
+    apply_nested(Holder(kept(values), values), out)
+    np.testing.assert_array_equal(out.to_numpy(), np.arange(4) * 3.0)
+    assert (apply._num_variants(), apply._num_templates()) == (2, 2)
+    assert (apply_nested._num_variants(), apply_nested._num_templates()) == (2, 2)
+    del gone
+    gc.collect()
+    assert (apply._num_variants(), apply._num_templates()) == (1, 1)
+    assert (apply_nested._num_variants(), apply_nested._num_templates()) == (1, 1)
+    apply(kept(values), out)  # the survivor's variants are still served
+    assert apply._num_variants() == 1
+    np.testing.assert_array_equal(out.to_numpy(), np.arange(4) * 2.0)
 
 
 @tack.kernel
@@ -191,3 +315,41 @@ def test_two_template_arguments_get_their_own_extra_arguments(backend):
     _two_templates(_grid(1.0, rows=2), _grid(2.0, rows=3), out)
     v = np.arange(12, dtype=np.float32).reshape(3, 4)
     np.testing.assert_array_equal(out.to_numpy(), v[0] + v[1] * 2.0 + 100.0 + 2000.0)
+
+
+def test_a_collected_class_leaves_every_live_device_cache():
+    """D6: the finalizer drops the class's variants on every device that built one."""
+    import gc
+
+    names = [n for n in tack._tack._available_backends() if n in ("cpu", "opencl")]
+    devices = []
+    for name in names:
+        try:
+            devices.append(tack.device(name))
+        except RuntimeError:
+            continue
+
+    def make_class():
+        @tack.data_oriented
+        class Local:
+            factor = 5.0
+
+        return Local
+
+    @tack.kernel
+    def fill(s, out):
+        for i in range(out.shape[0]):
+            out[i] = s.factor
+
+    cls = make_class()
+    for d in devices:
+        tack.device(d.name)
+        out = tack.field(tack.f32, (2,))
+        fill(cls(), out)
+        np.testing.assert_array_equal(out.to_numpy(), 5.0)
+        assert fill._num_variants() == 1
+    del cls
+    gc.collect()
+    for d in devices:
+        tack.device(d.name)
+        assert (fill._num_variants(), fill._num_templates()) == (0, 0), d.name

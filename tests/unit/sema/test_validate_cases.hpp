@@ -254,8 +254,11 @@ inline std::vector<RejectCase> reject_cases() {
         kernel_def("    while n > 0:\n        for i in range(4):\n            out[i] = x[i]\n"
                    "        n = n - 1\n"),
         {U + K + "for loop at line 6, column 9 " + kSecondLoop});
-    add("parallel_loop_over_field", kernel_def("    for v in x:\n        out[0] = v\n"),
-        {U + K + "loop iterable 'x' at line 5, column 14 is not range(...) or tack.ndrange(...)"});
+    // `for v in x` over a parameter is left to lowering: only the argument tells whether `x` is
+    // a template that declares __tack_iterate__ (tests/python/test_template_iteration.py).
+    add("parallel_loop_over_element", kernel_def("    for v in x[0]:\n        out[0] = v\n"),
+        {U + K +
+         "loop iterable 'x[0]' at line 5, column 14 is not range(...) or tack.ndrange(...)"});
     add("sequential_loop_over_zip",
         kernel_with("        for a, b in zip(x, out):\n            out[i] = a\n"),
         {U + K +

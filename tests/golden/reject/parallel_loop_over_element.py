@@ -2,5 +2,5 @@ import tack
 
 @tack.kernel
 def k(x, out, n):
-    for v in x:
+    for v in x[0]:
         out[0] = v
