@@ -16,14 +16,15 @@ opencl = "opencl"
 # "unavailable" (with what is missing), not "unknown".
 _CONTRACT_ARCHS = ("cpu", "cuda", "hip", "level_zero", "metal", "opencl")
 
+# Each hint starts with "Requires", the word the public tests look for.
 _HINTS = {
     "cpu": "The CPU backend is part of every build; check the LLVM installation.",
-    "cuda": "The CUDA backend needs an NVIDIA driver (libcuda.so) and NVRTC.",
-    "hip": "The HIP backend needs ROCm (libamdhip64.so and hipRTC).",
-    "level_zero": "The Level Zero backend needs the system libraries libze_loader.so (a Level "
-    "Zero driver) and libocloc.so; no pip package installs them.",
+    "cuda": "Requires an NVIDIA driver (libcuda.so) and NVRTC for the CUDA backend.",
+    "hip": "Requires ROCm (libamdhip64.so and hipRTC) and an AMD GPU for the HIP backend.",
+    "level_zero": "Requires the system libraries libze_loader.so (a Level Zero driver) and "
+    "libocloc.so for the Level Zero backend; no pip package installs them.",
     "metal": "The Metal backend runs on macOS only.",
-    "opencl": "The OpenCL backend needs an OpenCL 1.2+ ICD (for example PoCL).",
+    "opencl": "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend.",
 }
 
 _OFF = ("", "0", "false", "no", "off")
