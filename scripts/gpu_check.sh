@@ -14,7 +14,10 @@
 #        overhead against a raw cuLaunchKernel of the same PTX, the first call's source;
 #     3. a second process over the same TACK_CACHE_DIR: the disk cache serves the PTX;
 #     4. DLPack in and out with CuPy / PyTorch, field_from_ptr, memory spaces
-#        (scripts/gpu_dlpack_check.py over the Python extension built in the same tree).
+#        (scripts/gpu_dlpack_check.py over the Python extension built in the same tree);
+#     5. hardware textures: tack.texture3d sampled through a CUDA texture object against the
+#        NumPy trilinear reference within 3/256 (scripts/gpu_texture_check.py; step 1's
+#        CudaTextures.HardwareSamplesMatchTheTrilinearReference checks the C++ API's path).
 # Exit status: 0 when every step passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,6 +90,8 @@ if cmake -S . -B "$BUILD" -DTACK_PYTHON=ON -DTACK_PYTHON_INPLACE=OFF -DPython_EX
   rm -rf "$BUILD/py" && mkdir -p "$BUILD/py" && cp -r python/tack "$BUILD/py/"
   cp "$BUILD"/_tack*.so "$BUILD/py/tack/"
   PYTHONPATH="$PWD/$BUILD/py" "$PY" scripts/gpu_dlpack_check.py || fail=1
+  step "hardware textures against the NumPy trilinear reference"
+  PYTHONPATH="$PWD/$BUILD/py" "$PY" scripts/gpu_texture_check.py || fail=1
 else
   echo "gpu_check: the Python extension did not build (nanobind / Python headers?)"; fail=1
 fi

@@ -308,7 +308,10 @@ class Array {
     /// Whether kernels receive this array as a 3-D texture (CONTRACT A39): f32 storage of
     /// shape (D, H, W), x fastest, that kernels read only through `tex.sample(u, v, w)`.
     bool is_texture() const { return texture_; }
-    /// A texture view of a rank-3 f32 array (ValueError otherwise).
+    /// A texture view of a rank-3 f32 array (ValueError otherwise). A texture is a snapshot
+    /// (A39): a device that samples in hardware makes its image from this storage at the first
+    /// launch that samples it and keeps it with the storage, so view storage nothing writes
+    /// afterwards (a copy(), as tack.texture3d does).
     Array as_texture() const;
     /// A view of the same storage as `elements`-shaped vectors (elem_dims = {n}) or matrices
     /// ({n, m}); `elements` may be empty (a single vector). ValueError on a size mismatch.

@@ -41,10 +41,13 @@ ir::Kernel optimize_template(ir::Kernel lowered) {
     return passes::optimize(std::move(lowered), pipeline_options());
 }
 
-ir::Kernel specialize(const ir::Kernel& lowered, const passes::ShapeValues& shapes) {
+ir::Kernel specialize(const ir::Kernel& lowered, const passes::ShapeValues& shapes,
+                      const passes::TextureInHardware& in_hardware) {
     passes::PipelineOptions opts = pipeline_options();
     ir::Kernel k = passes::specialize_shapes(lowered, shapes);
     dump("specialize_shapes", k, opts);
+    k = passes::lower_textures(std::move(k), in_hardware);
+    dump("lower_textures", k, opts);
     return passes::optimize(std::move(k), opts);
 }
 

@@ -5,7 +5,8 @@
 // runs:
 //
 //   validate (kernel + reached @tack.func) -> lower (one argument signature, the pristine
-//   template, CONTRACT D17) -> specialize_shapes (the call's extents, D3) -> optimize (passes)
+//   template, CONTRACT D17) -> specialize_shapes (the call's extents, D3) -> lower_textures
+//   (the target's texture form, E5) -> optimize (passes)
 //
 // Inspect mode "ir" shows the template after optimize, without shapes (CONTRACT C26); every
 // other output is the specialized variant. With TACK_PRINT_AFTER_ALL (or
@@ -40,9 +41,12 @@ ir::Kernel lower(const KernelSource& src, const std::vector<sema::ArgType>& sig)
 /// The template optimized with its extents left symbolic (inspect mode "ir").
 ir::Kernel optimize_template(ir::Kernel lowered);
 
-/// What dispatch compiles: the template's extents replaced by `shapes`, then optimized.
-/// Requires: `shapes` covers passes::shape_dims_used(lowered). `lowered` is not modified.
-ir::Kernel specialize(const ir::Kernel& lowered, const passes::ShapeValues& shapes);
+/// What dispatch compiles: the template's extents replaced by `shapes`, texture samples the
+/// target does not run in hardware (`in_hardware`, null: none; CONTRACT E5) expanded to the
+/// software form, then optimized. Requires: `shapes` covers passes::shape_dims_used(lowered).
+/// `lowered` is not modified.
+ir::Kernel specialize(const ir::Kernel& lowered, const passes::ShapeValues& shapes,
+                      const passes::TextureInHardware& in_hardware = {});
 
 /// Turns IR dumps on for this process in addition to TACK_PRINT_AFTER_ALL (tackc).
 void set_print_after_all(bool on);

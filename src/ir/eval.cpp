@@ -432,6 +432,7 @@ class HostEval {
         return (*this)(values[static_cast<size_t>(k)]);
     }
     Value eval(const ThreadId*) { unsupported("thread_id"); }
+    Value eval(const TexSample*) { unsupported("a texture sample"); }
 };
 
 }  // namespace

@@ -247,6 +247,32 @@ ExprPtr Load::make(BufferPtr b, ExprPtr index, SourceRange r) {
     return n;
 }
 
+ExprPtr TexSample::make(BufferPtr texture, std::array<ExprPtr, 3> coord,
+                        std::array<ExprPtr, 3> extent, SourceRange r) {
+    check(texture != nullptr && texture->kind == BufferKind::Param, "TexSample",
+          "the texture must be an array parameter");
+    check(texture->elem == DType::f32 && texture->rank == 3, "TexSample",
+          "the texture must be a rank-3 f32 array");
+    for (const auto& c : coord) {
+        check_expr(c, "TexSample", "coordinate");
+        check(c->type == DType::f32, "TexSample", "coordinates must be f32");
+    }
+    for (const auto& e : extent)
+        check_i64(e, "TexSample", "extent");
+    auto n = node<TexSample>(DType::f32, r);
+    n->texture = std::move(texture);
+    n->coord = std::move(coord);
+    n->extent = std::move(extent);
+    return n;
+}
+
+ExprPtr TexSample::make(BufferPtr texture, std::array<ExprPtr, 3> coord, SourceRange r) {
+    check(texture != nullptr, "TexSample", "null texture");
+    std::array<ExprPtr, 3> extent = {ArrayDim::make(texture, 2, r), ArrayDim::make(texture, 1, r),
+                                     ArrayDim::make(texture, 0, r)};
+    return make(std::move(texture), std::move(coord), std::move(extent), r);
+}
+
 ExprPtr Call::make(MathFn fn, std::vector<ExprPtr> args, SourceRange r) {
     std::string name = to_string(fn);
     check(static_cast<int>(args.size()) == arity(fn), "Call",

@@ -49,8 +49,16 @@
 // * For: start/end/step are evaluated once on entry; the loop runs var = start, start+step, ...
 //   while var < end; a step <= 0 runs nothing (DECISIONS). The trip count is computed in a way
 //   that cannot overflow (count = end > start ? (end - start + step - 1) / step : 0 in u64).
+// * TexSample: trilinear interpolation of a texture parameter (CONTRACT A39), pure (no kernel
+//   writes a texture). Coordinates are clamped to [0, 1] first (NaN reads as 0); 0 and 1 are the
+//   centres of the first and last texels. Sema places it only as the whole value of an Assign
+//   (the verifier checks this), so that a target without texture hardware can replace that
+//   assignment by the software form's statements (passes::lower_textures). A hardware sampler
+//   filters with 8-bit fixed-point weights: its values differ from the software form's by up to
+//   about 1/256 of the difference between neighbouring texels.
 // ---------------------------------------------------------------------------------------------
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -118,7 +126,8 @@ using TablePtr = std::shared_ptr<const Table>;
     X(Load)              \
     X(TableLoad)         \
     X(Call)              \
-    X(ThreadId)
+    X(ThreadId)          \
+    X(TexSample)
 
 enum class ExprKind {
 #define TACK_X(n) n,
@@ -293,6 +302,19 @@ struct Call : Expr {
 struct ThreadId : Expr {
     TACK_IR_EXPR_BASE(ThreadId)
     static ExprPtr make(SourceRange r = {});
+};
+/// texture.sample(u, v, w) (f32; see SEMANTICS). `texture` is a rank-3 f32 parameter, storage
+/// shape (D, H, W) with x fastest; `coord` is (u, v, w) in f32, u along W; `extent` is (W, H, D)
+/// in i64: ArrayDims of `texture` in the template, constants once specialized (so the variant is
+/// keyed on them, and the generators read them as constants).
+struct TexSample : Expr {
+    TACK_IR_EXPR_BASE(TexSample)
+    BufferPtr texture;
+    std::array<ExprPtr, 3> coord, extent;
+    static ExprPtr make(BufferPtr texture, std::array<ExprPtr, 3> coord,
+                        std::array<ExprPtr, 3> extent, SourceRange r = {});
+    /// The template's form: extents are ArrayDims 2, 1, 0 of `texture`.
+    static ExprPtr make(BufferPtr texture, std::array<ExprPtr, 3> coord, SourceRange r = {});
 };
 
 // ----------------------------------------------------------------------------------------------

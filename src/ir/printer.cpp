@@ -118,6 +118,11 @@ class ExprPrinter {
             s += (k ? "," : "") + print(n->table->values[k]);
         return s + "}[" + print(n->index) + "])";
     }
+    std::string text(const TexSample* n) {
+        return "(f32 sample " + buffer_name(*n->texture) + " " + print(n->coord[0]) + " " +
+               print(n->coord[1]) + " " + print(n->coord[2]) + " extent " + print(n->extent[0]) +
+               " " + print(n->extent[1]) + " " + print(n->extent[2]) + ")";
+    }
     std::string text(const Call* n) {
         std::string s = "(" + std::string(tack::name(n->type)) + " " + to_string(n->fn);
         for (const auto& a : n->args)

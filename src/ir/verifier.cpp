@@ -168,7 +168,15 @@ class Verifier : public IRVisitor {
 
     void visit(const Assign* n) override {
         target(n->var);
+        if (const auto* t = n->value->as<TexSample>()) {
+            check_buffer(t->texture, "texture sample");
+            IRVisitor::visit(t);  // its operands; TexSample elsewhere fails below
+            return;
+        }
         IRVisitor::visit(n);
+    }
+    void visit(const TexSample*) override {
+        fail("texture sample that is not the whole value of an assignment");
     }
     void visit(const Store* n) override {
         no_prologue("store");

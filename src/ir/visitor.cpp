@@ -70,6 +70,12 @@ void IRVisitor::visit(const Call* n) {
     for (const auto& a : n->args)
         visit_expr(a);
 }
+void IRVisitor::visit(const TexSample* n) {
+    for (const auto& c : n->coord)
+        visit_expr(c);
+    for (const auto& e : n->extent)
+        visit_expr(e);
+}
 
 void IRVisitor::visit(const Assign* n) {
     visit_expr(n->value);
@@ -168,6 +174,17 @@ ExprPtr IRMutator::visit(const ArrayDim*, const ExprPtr& self) {
 }
 ExprPtr IRMutator::visit(const ThreadId*, const ExprPtr& self) {
     return self;
+}
+
+ExprPtr IRMutator::visit(const TexSample* n, const ExprPtr& self) {
+    std::array<ExprPtr, 3> coord, extent;
+    bool changed = false;
+    for (size_t i = 0; i < 3; ++i) {
+        coord[i] = mutate(n->coord[i]);
+        extent[i] = mutate(n->extent[i]);
+        changed = changed || coord[i] != n->coord[i] || extent[i] != n->extent[i];
+    }
+    return changed ? TexSample::make(n->texture, coord, extent, n->range) : self;
 }
 
 ExprPtr IRMutator::visit(const Cast* n, const ExprPtr& self) {

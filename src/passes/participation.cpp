@@ -42,7 +42,7 @@ class Participation {
     bool varying(const ir::ExprPtr& e) const {
         if (!e) return false;
         if (auto v = e->as<ir::VarRef>()) return varying_.count(v->var.get()) > 0;
-        if (e->as<ir::Load>() || e->as<ir::ThreadId>()) return true;
+        if (e->as<ir::Load>() || e->as<ir::ThreadId>() || e->as<ir::TexSample>()) return true;
         if (auto c = e->as<ir::Cast>()) return varying(c->value);
         if (auto u = e->as<ir::Unary>()) return varying(u->a);
         if (auto b = e->as<ir::Binary>()) return varying(b->a) || varying(b->b);

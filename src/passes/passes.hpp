@@ -3,7 +3,9 @@
 // Only passes the contract allows (CONTRACT B26): nothing moves loads or stores, nothing
 // reassociates floats, nothing hoists out of a loop that may run zero times.
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -22,6 +24,16 @@ std::vector<std::pair<int, int>> shape_dims_used(const ir::Kernel& k);
 /// Replaces every ArrayDim outside dims[0].end by its constant extent.
 /// Requires: `shapes` has every pair shape_dims_used() returns.
 ir::Kernel specialize_shapes(ir::Kernel k, const ShapeValues& shapes);
+
+/// Whether a target samples a texture of extents (W, H, D) in hardware (CONTRACT E5); null
+/// means never.
+using TextureInHardware = std::function<bool(const std::array<int64_t, 3>& whd)>;
+
+/// Replaces every `x = sample(...)` (TexSample) whose texture is not sampled in hardware by the
+/// software form: inline trilinear interpolation over the texture's storage (lower_textures.cpp).
+/// A TexSample whose extents are not constants (an unspecialized template) is always expanded.
+/// Guarantees: TexSample remains only where `in_hardware` accepted its extents.
+ir::Kernel lower_textures(ir::Kernel k, const TextureInHardware& in_hardware = {});
 
 /// Folds operations on constants with exactly the IR's runtime semantics (wrapping, floor
 /// division, saturating casts; float ops only where the result is exact IEEE arithmetic of the

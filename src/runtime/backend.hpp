@@ -13,6 +13,7 @@
 // the buffer), cache_target (nullopt: variants stay off the disk cache), variant_artifact /
 // load_variant (store and rebuild a variant from bytes).
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -172,6 +173,12 @@ class Backend : public std::enable_shared_from_this<Backend> {
     virtual std::pair<int, int> dlpack_device() const { return {1, 0}; }
     /// Whether calls whose written arrays overlap no other array get a `noalias` variant.
     virtual bool specializes_disjoint() const { return false; }
+
+    /// CONTRACT E5: whether a texture of extents (W, H, D) is sampled by texture hardware on
+    /// this device, which changes the generated code (decided before the variant is built, so
+    /// its key records it; never a rejection). The default is the target's row in
+    /// runtime/targets.cpp; a device may only narrow it.
+    virtual bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const;
 
     bool supports_f64() const { return supported_dtypes().contains(DType::f64); }
     DTypeSet supported_atomic_dtypes() const { return target_atomic_dtypes() & supported_dtypes(); }

@@ -13,31 +13,12 @@
 #include "runtime/errors.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/kernel_impl.hpp"
+#include "runtime/targets.hpp"
 #include "sema/sema.hpp"
 
 namespace tack::runtime {
 
 namespace {
-
-/// A backend name and the C dialect it generates; empty for the CPU (LLVM IR).
-struct Target {
-    std::string_view name;
-    std::string_view dialect;
-};
-
-// Level Zero compiles OpenCL C to SPIR-V, so it shows the OpenCL dialect.
-constexpr Target kTargets[] = {
-    {"cpu", ""},    {"opencl", "opencl"},     {"cuda", "cuda"},
-    {"hip", "hip"}, {"level_zero", "opencl"}, {"metal", "metal"},
-};
-
-const Target& find_target(std::string_view name) {
-    for (const Target& t : kTargets) {
-        if (t.name == name) return t;
-    }
-    throw ValueError("unknown inspect target '" + std::string(name) +
-                     "'. Use cpu, opencl, cuda, hip, level_zero or metal.");
-}
 
 std::string inspect_lowered(ir::Kernel lowered, const Backend& backend,
                             std::span<const detail::Arg> args, InspectMode mode, bool noalias) {
@@ -45,7 +26,8 @@ std::string inspect_lowered(ir::Kernel lowered, const Backend& backend,
     passes::ShapeValues shapes;
     for (auto [p, d] : passes::shape_dims_used(lowered))
         shapes[{p, d}] = args[static_cast<size_t>(p)].array->shape()[d];
-    return render_variant(driver::specialize(lowered, shapes), backend.name(), mode, noalias);
+    return render_variant(driver::specialize(lowered, shapes, textures_of(backend)), backend.name(),
+                          mode, noalias);
 }
 
 }  // namespace

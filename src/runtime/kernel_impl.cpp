@@ -13,6 +13,7 @@
 #include "runtime/ir_facts.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/registry.hpp"
+#include "runtime/targets.hpp"
 
 namespace tack::runtime {
 
@@ -347,7 +348,7 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     passes::ShapeValues shapes;
     for (size_t i = 0; i < extents.size(); ++i)
         shapes[sig.dims_used[i]] = extents[i];
-    ir::Kernel k = driver::specialize(sig.lowered, shapes);
+    ir::Kernel k = driver::specialize(sig.lowered, shapes, textures_of(backend));
     VariantOptions options{.noalias = noalias};
     std::optional<std::string> target = backend.cache_target();
     const cache::DiskCache& disk = disk_cache();

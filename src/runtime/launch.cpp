@@ -81,6 +81,7 @@ struct Evaluator {
     ir::Value operator()(const ir::Load*) const { unsupported("an array load"); }
     ir::Value operator()(const ir::TableLoad*) const { unsupported("a table load"); }
     ir::Value operator()(const ir::ThreadId*) const { unsupported("thread_id()"); }
+    ir::Value operator()(const ir::TexSample*) const { unsupported("a texture sample"); }
 
     [[noreturn]] static void unsupported(const std::string& what) {
         throw diag::InternalError("internal error: the parallel loop's range uses " + what +

@@ -12,6 +12,7 @@
 #include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/inspect.hpp"
+#include "runtime/targets.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
 
@@ -111,7 +112,9 @@ std::vector<diag::Diagnostic> check_file(const std::string& path, const CheckOpt
     const Definition* k = typed_target(defs, o, path);
     try {
         ir::Kernel lowered = driver::lower({*k->fn, file, *k->env}, sema::parse_arg_types(o.args));
-        ir::Kernel variant = driver::specialize(lowered, shape_values(lowered, ""));
+        ir::Kernel variant =
+            driver::specialize(lowered, shape_values(lowered, ""),
+                               runtime::textures_of(runtime::find_target(o.target)));
         runtime::render_variant(variant, o.target, runtime::InspectMode::Source, true);
     } catch (const diag::CompileError& e) {
         for (const auto& diag : e.diagnostics())

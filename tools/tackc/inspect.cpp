@@ -13,6 +13,7 @@
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/inspect.hpp"
+#include "runtime/targets.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
 
@@ -62,7 +63,8 @@ InspectOptions parse_options(const Args& args) {
 std::string render(const InspectOptions& o, ir::Kernel lowered) {
     auto mode = runtime::inspect_mode(o.mode);
     if (mode == runtime::InspectMode::Ir) return ir::print(driver::optimize_template(lowered));
-    ir::Kernel k = driver::specialize(lowered, shape_values(lowered, o.shapes));
+    ir::Kernel k = driver::specialize(lowered, shape_values(lowered, o.shapes),
+                                      runtime::textures_of(runtime::find_target(o.target)));
     // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
     return runtime::render_variant(k, o.target, mode, !o.aliased);
 }

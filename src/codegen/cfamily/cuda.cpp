@@ -58,6 +58,12 @@ const Dialect kCuda = {
     .cas32 = "atomicCAS((unsigned int*)({p}), {old}, {new})",
     .cas64 = "atomicCAS((unsigned long long*)({p}), {old}, {new})",
     .cas_support = "",
+    // A texture object carries its own sampler state (linear, clamp, unnormalized: the CUDA
+    // runtime's textures.cpp); NVRTC knows the type and tex3D<float> without any include.
+    .texture_param = "cudaTextureObject_t {name}",
+    .texture_sampler = "",
+    .texture_sample = "tex3D<float>({t}, {x}, {y}, {z})",
+    .texture_normalized = false,
     .atomic = {kNone, kNone, kNone, kNone, kNative, kNative, kI64, kNative, kFloat, kFloat},
     .atomic_ok = {false, false, false, false, true, true, true, true, true, true},
 };

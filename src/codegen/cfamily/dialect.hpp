@@ -51,6 +51,12 @@ struct Dialect {
     std::string_view load32, load64;                  // racy-safe read of a word ({p})
     std::string_view cas32, cas64;                    // returns the previous word
     std::string_view cas_support;                     // prelude text cas32/cas64 rely on
+    // Hardware 3-D textures (CONTRACT A39), for the TexSample nodes a target keeps: the kernel
+    // parameter ({name}, {i}: its argument index), a prelude declaring `tack_sampler` (linear
+    // filter, clamp to edge), the sample of texture {t} at ({x}, {y}, {z}), and whether those
+    // are normalized coordinates (texel i's centre at (i + 0.5) / N) or texel units (i + 0.5).
+    std::string_view texture_param, texture_sampler, texture_sample;
+    bool texture_normalized = false;
     std::array<AtomicSpelling, kNumDTypes> atomic;
     std::array<bool, kNumDTypes> atomic_ok{};  // CONTRACT E1 atomic dtypes
     bool int64_atomics_optional = false;       // i64/u64 only with a device extension

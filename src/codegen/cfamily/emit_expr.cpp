@@ -14,6 +14,7 @@
 
 #include "codegen/cfamily/emitter_impl.hpp"
 #include "diag/diagnostic.hpp"
+#include "ir/eval.hpp"
 #include "ir/visitor.hpp"
 
 namespace tack::codegen::cfamily::detail {
@@ -214,6 +215,35 @@ std::string Emitter::emit_node(const ir::TableLoad* n, bool) {
     std::string index = use(table_index_helper(d_));
     return name + "[" + index + "(" + expr(n->index) + ", " +
            int_literal(d_, DType::i64, t.values.size()) + ")]";
+}
+
+// A texture the target samples in hardware (passes::lower_textures expanded every other).
+// Samplers put texel i's centre at i + 0.5 in texel units, (i + 0.5) / N normalized, so the
+// clamped coordinate c maps to c * (N - 1) + 0.5 (over N where the dialect needs normalized
+// coordinates): 0 and 1 land on the first and last centres, as in the software form. Clamping
+// first keeps NaN at 0 as the software form does; the sampler's clamp-to-edge does the rest.
+std::string Emitter::emit_node(const ir::TexSample* n, bool) {
+    if (!d_.texture_sampler.empty()) use(Helper{"tack_sampler", std::string(d_.texture_sampler)});
+    ir::SourceRange r = n->range;
+    auto f32 = [&](double v) { return ir::FloatImm::make(DType::f32, v, r); };
+    // A constant coordinate folds with the IR's own float semantics (ir/eval.hpp).
+    auto op = [&](ir::BinaryOp o, const ir::ExprPtr& a, const ir::ExprPtr& b) {
+        auto ca = ir::constant_value(a), cb = ir::constant_value(b);
+        if (ca && cb) {
+            if (auto v = ir::eval_binary(o, *ca, *cb)) return ir::make_constant(*v, r);
+        }
+        return ir::Binary::make(o, a, b, r);
+    };
+    std::string xyz[3];
+    for (int i = 0; i < 3; ++i) {
+        auto extent = static_cast<double>(texture_extent(*n, i));
+        ir::ExprPtr c = op(ir::BinaryOp::Min, op(ir::BinaryOp::Max, n->coord[i], f32(0)), f32(1));
+        ir::ExprPtr x = op(ir::BinaryOp::Add, op(ir::BinaryOp::Mul, c, f32(extent - 1)), f32(0.5));
+        if (d_.texture_normalized) x = op(ir::BinaryOp::Div, x, f32(extent));
+        xyz[i] = expr(x);
+    }
+    return fill(d_.texture_sample,
+                {{"t", buf(*n->texture)}, {"x", xyz[0]}, {"y", xyz[1]}, {"z", xyz[2]}});
 }
 
 std::string Emitter::emit_node(const ir::Call* n, bool) {

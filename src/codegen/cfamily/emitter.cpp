@@ -49,6 +49,10 @@ class Scanner : public ir::IRVisitor {
         IRVisitor::visit(n);
     }
     void visit(const ir::ThreadId*) override { facts.workgroups = true; }
+    void visit(const ir::TexSample* n) override {
+        facts.textures.emplace(n->texture.get(), n);
+        IRVisitor::visit(n);
+    }
     void visit(const ir::Assign* n) override {
         note(n->var);
         IRVisitor::visit(n);
@@ -150,6 +154,15 @@ void Emitter::check_supported() {
                     "Kernel '" + k_.name + "': tack.f64 is not supported on " +
                         std::string(d_.display_name),
                     k_.file, k_.range);
+    TACK_ASSERT(facts_.textures.empty() || !d_.texture_sample.empty(),
+                "a texture sample reached the " + std::string(d_.display_name) +
+                    " generator, which has no hardware form");
+}
+
+int64_t Emitter::texture_extent(const ir::TexSample& t, int axis) const {
+    const auto* n = t.extent[static_cast<size_t>(axis)]->as<ir::IntImm>();
+    TACK_ASSERT(n, "texture '" + t.texture->name + "' reached the C generator unspecialized");
+    return n->as_signed();
 }
 
 void Emitter::build_abi() {
@@ -167,6 +180,12 @@ void Emitter::build_abi() {
             ap.arg_index = arg++;
         else
             ap.pack_slot = counts[static_cast<int>(ap.dtype)]++;
+        if (auto t = p.is_array() ? facts_.textures.find(p.buffer.get()) : facts_.textures.end();
+            t != facts_.textures.end()) {
+            ap.is_texture = true;
+            for (int i = 0; i < 3; ++i)
+                ap.texture_extent[i] = texture_extent(*t->second, i);
+        }
         abi_.params.push_back(ap);
     }
     for (int t = 0; t < kNumDTypes; ++t)
@@ -181,8 +200,14 @@ std::string Emitter::signature() {
     for (size_t i = 0; i < k_.params.size(); ++i) {
         const AbiParam& ap = abi_.params[i];
         if (!ap.is_array) continue;
-        params.push_back(std::string(d_.global_qual) + type(ap.dtype) + "* " +
-                         buf(*k_.params[i].buffer) + suffix(ap.arg_index));
+        const std::string& name = buf(*k_.params[i].buffer);
+        if (ap.is_texture) {
+            params.push_back(
+                fill(d_.texture_param, {{"name", name}, {"i", std::to_string(ap.arg_index)}}));
+            continue;
+        }
+        params.push_back(std::string(d_.global_qual) + type(ap.dtype) + "* " + name +
+                         suffix(ap.arg_index));
     }
     for (const AbiPack& pack : abi_.packs)
         params.push_back(std::string(d_.global_qual) + "const " + type(pack.dtype) + "* __pack_" +

@@ -15,10 +15,12 @@
 //   * `if (idx >= __n__) return;` unless the kernel has collectives (barrier, block reductions),
 //     which need complete groups (CONTRACT D12: the host refuses a partial one).
 //   * idx is decomposed row-major over the parallel dims exactly as the CPU does.
-//   * Arguments, in order: every array parameter (a global pointer, in parameter order), then
+//   * Arguments, in order: every array parameter (a global pointer, or a texture for an array
+//     the kernel samples in hardware, in parameter order), then
 //     one `__pack_<dtype>__` array per scalar dtype used (DType order), then the 64-bit `__n__`.
 //     KernelAbi records which pack and slot each scalar parameter occupies.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +36,11 @@ struct AbiParam {
     DType dtype = DType::i32;  // element type for arrays
     int arg_index = -1;        // kernel argument of an array parameter
     int pack_slot = -1;        // element of `__pack_<dtype>__` for a scalar parameter
+    /// An array sampled by texture hardware: the argument is the dialect's texture (a 64-bit
+    /// object on CUDA/HIP, an image on OpenCL and Metal) made from the array, whose extents
+    /// (W, H, D) the variant was specialized for.
+    bool is_texture = false;
+    std::array<std::int64_t, 3> texture_extent{};
 };
 
 struct AbiPack {

@@ -22,6 +22,7 @@ struct KernelFacts {
     bool print = false;
     bool block_reduce = false;
     std::vector<ir::BufferPtr> shared_arrays, local_arrays;
+    std::map<const ir::Buffer*, const ir::TexSample*> textures;  // sampled in hardware
 };
 
 class Emitter {
@@ -70,6 +71,7 @@ class Emitter {
     // emitter.cpp
     void scan();
     void check_supported();
+    int64_t texture_extent(const ir::TexSample& t, int axis) const;
     void build_abi();
     std::string signature();
     void kernel_body();

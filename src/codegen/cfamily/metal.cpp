@@ -72,6 +72,15 @@ const Dialect kMetal = {
     .cas32 = "tack_cas_u32((device uint*)({p}), {old}, {new})",
     .cas64 = "",
     .cas_support = kCasSupport,
+    // Textures have their own argument table; {i} keeps one index per argument. Metal defines
+    // unnormalized coordinates for 1D and 2D textures only (MTLSamplerDescriptor
+    // normalizedCoordinates), so 3D textures sample at normalized coordinates.
+    .texture_param = "texture3d<float> {name} [[texture({i})]]",
+    .texture_sampler =
+        "constexpr sampler tack_sampler(coord::normalized, address::clamp_to_edge, "
+        "filter::linear);\n",
+    .texture_sample = "{t}.sample(tack_sampler, float3({x}, {y}, {z})).x",
+    .texture_normalized = true,
     .atomic = {kNone, kNone, kNone, kNone, kInt, kInt, kNone, kNone, kFloat, kNone},
     .atomic_ok = {false, false, false, false, true, true, false, false, true, false},
 };

@@ -56,6 +56,15 @@ const Dialect kOpenCL = {
     .cas32 = "atomic_cmpxchg((volatile __global uint*)({p}), {old}, {new})",
     .cas64 = "atom_cmpxchg((volatile __global ulong*)({p}), {old}, {new})",
     .cas_support = "",
+    // Only Level Zero keeps TexSample (PoCL's OpenCL samples in software, runtime/targets.cpp).
+    // A program-scope sampler needs no argument; unnormalized coordinates may filter linearly
+    // with clamp-to-edge addressing (only the repeat modes need normalized ones).
+    .texture_param = "__read_only image3d_t {name}",
+    .texture_sampler =
+        "__constant sampler_t tack_sampler =\n"
+        "    CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;\n",
+    .texture_sample = "read_imagef({t}, tack_sampler, (float4)({x}, {y}, {z}, 0.0f)).x",
+    .texture_normalized = false,
     .atomic = {kCas, kCas, kCas, kCas, kI32, kI32, kI64, kI64, kCas, kCas},
     .atomic_ok = {false, false, false, false, true, true, true, true, true, false},
     .int64_atomics_optional = true,

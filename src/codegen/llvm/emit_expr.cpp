@@ -124,6 +124,12 @@ Value* FunctionEmitter::visit(const ir::ThreadId* e) {
     not_on_cpu("thread_id", e->range);
 }
 
+Value* FunctionEmitter::visit(const ir::TexSample* e) {
+    // The CPU samples in software: driver::specialize expands every TexSample for it.
+    throw diag::InternalError("internal error: LLVM codegen: texture sample of '" +
+                              e->texture->name + "' was not expanded (passes::lower_textures)");
+}
+
 Value* FunctionEmitter::visit(const ir::Load* e) {
     Value* ptr = element_ptr(*e->buffer, *e->index);
     llvm::Type* ty = llvm_type(context(), e->type);

@@ -55,6 +55,7 @@ class FunctionEmitter {
     llvm::Value* visit(const ir::TableLoad* e);
     llvm::Value* visit(const ir::Call* e);
     llvm::Value* visit(const ir::ThreadId* e);
+    llvm::Value* visit(const ir::TexSample* e);
 
     // Statements (emit_stmt.cpp).
     void visit(const ir::Assign* s);

@@ -26,6 +26,8 @@ using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUmemoryPool = struct CUmemPoolHandle_st*;
 using CUmemGenericAllocationHandle = std::uint64_t;
+using CUarray = struct CUarray_st*;
+using CUtexObject = unsigned long long;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
@@ -40,6 +42,62 @@ inline constexpr unsigned CU_MEMORYTYPE_DEVICE = 2;
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 inline constexpr unsigned CU_EVENT_BLOCKING_SYNC = 1;
 inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+// Textures (texture.cpp).
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH = 24;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT = 25;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH = 26;
+inline constexpr unsigned CU_MEMORYTYPE_ARRAY = 3;
+inline constexpr int CU_AD_FORMAT_FLOAT = 0x20;
+inline constexpr int CU_RESOURCE_TYPE_ARRAY = 0;
+inline constexpr int CU_TR_ADDRESS_MODE_CLAMP = 1;
+inline constexpr int CU_TR_FILTER_MODE_LINEAR = 1;
+inline constexpr unsigned CU_TRSF_NORMALIZED_COORDINATES = 2;
+
+/// cuda.h's CUDA_ARRAY3D_DESCRIPTOR, CUDA_MEMCPY3D, CUDA_RESOURCE_DESC and CUDA_TEXTURE_DESC
+/// (CUDA 13.0; tests/unit/cuda compares the layouts with cuda.h where the toolkit is installed).
+struct CuArray3DDescriptor {
+    std::size_t width = 0, height = 0, depth = 0;
+    int format = CU_AD_FORMAT_FLOAT;
+    unsigned num_channels = 1;
+    unsigned flags = 0;
+};
+struct CuMemcpy3D {
+    std::size_t src_x_bytes = 0, src_y = 0, src_z = 0, src_lod = 0;
+    unsigned src_memory_type = 0;
+    const void* src_host = nullptr;
+    CUdeviceptr src_device = 0;
+    CUarray src_array = nullptr;
+    void* reserved0 = nullptr;
+    std::size_t src_pitch = 0, src_height = 0;
+    std::size_t dst_x_bytes = 0, dst_y = 0, dst_z = 0, dst_lod = 0;
+    unsigned dst_memory_type = 0;
+    void* dst_host = nullptr;
+    CUdeviceptr dst_device = 0;
+    CUarray dst_array = nullptr;
+    void* reserved1 = nullptr;
+    std::size_t dst_pitch = 0, dst_height = 0;
+    std::size_t width_bytes = 0, height = 0, depth = 0;
+};
+struct CuResourceDesc {
+    int res_type = CU_RESOURCE_TYPE_ARRAY;
+    union {
+        CUarray array;
+        int reserved[32];
+    } res{};
+    unsigned flags = 0;
+};
+struct CuTextureDesc {
+    int address_mode[3] = {};
+    int filter_mode = 0;
+    unsigned flags = 0;
+    unsigned max_anisotropy = 0;
+    int mipmap_filter_mode = 0;
+    float mipmap_level_bias = 0, min_mipmap_level_clamp = 0, max_mipmap_level_clamp = 0;
+    float border_color[4] = {};
+    int reserved[12] = {};
+};
+static_assert(sizeof(CuArray3DDescriptor) == 40 && sizeof(CuMemcpy3D) == 200 &&
+              sizeof(CuResourceDesc) == 144 && sizeof(CuTextureDesc) == 104);
 
 // name, return type, parameter list
 #define TACK_CU_FUNCTIONS(X)                                                                       \
@@ -97,7 +155,8 @@ struct CuMemAccessDesc {
 static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12);
 
 // Stream-ordered allocation (CUDA 11.2); a device without memory pools uses cuMemAlloc. The
-// virtual memory management API (export_memory, CUDA 10.2).
+// virtual memory management API (export_memory, CUDA 10.2). Texture objects (texture.cpp,
+// CUDA 5.0); a driver without them samples textures in software.
 #define TACK_CU_OPTIONAL_FUNCTIONS(X)                                                            \
     X(cuMemAllocAsync, CUresult, (CUdeviceptr*, std::size_t, CUstream))                          \
     X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                                         \
@@ -117,7 +176,13 @@ static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12
     X(cuMemUnmap, CUresult, (CUdeviceptr, std::size_t))                                          \
     X(cuMemAddressFree, CUresult, (CUdeviceptr, std::size_t))                                    \
     X(cuMemRelease, CUresult, (CUmemGenericAllocationHandle))                                    \
-    X(cuDeviceGetUuid_v2, CUresult, (unsigned char*, CUdevice))
+    X(cuDeviceGetUuid_v2, CUresult, (unsigned char*, CUdevice))                                  \
+    X(cuArray3DCreate_v2, CUresult, (CUarray*, const CuArray3DDescriptor*))                      \
+    X(cuArrayDestroy, CUresult, (CUarray))                                                       \
+    X(cuMemcpy3DAsync_v2, CUresult, (const CuMemcpy3D*, CUstream))                               \
+    X(cuTexObjectCreate, CUresult,                                                               \
+      (CUtexObject*, const CuResourceDesc*, const CuTextureDesc*, const void*))                  \
+    X(cuTexObjectDestroy, CUresult, (CUtexObject))
 
 struct CuApi {
     TACK_GPU_POINTERS(TACK_CU_FUNCTIONS)
@@ -135,6 +200,10 @@ struct CuApi {
     void symbols(std::vector<gpu::Symbol>& out) {
         TACK_CU_FUNCTIONS(TACK_GPU_REQUIRED)
         TACK_CU_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
+    }
+    bool has_textures() const {
+        return cuArray3DCreate_v2 && cuArrayDestroy && cuMemcpy3DAsync_v2 && cuTexObjectCreate &&
+               cuTexObjectDestroy;
     }
 };
 

@@ -1,10 +1,13 @@
 #include "runtime/cuda/cuda_backend.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
 #include "runtime/cuda/nvrtc.hpp"
+#include "runtime/cuda/texture.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/texture_slot.hpp"
 
 namespace tack::runtime::cuda {
 
@@ -37,6 +40,8 @@ class CuBuffer final : public Buffer {
     void read(std::size_t offset, void* dst, std::size_t n) const override {
         cuda().download(dst, address() + offset, n);
     }
+    /// Set only for a texture's storage sampled in hardware (its first texture launch).
+    mutable gpu::TextureSlot<CuTexture> texture;
 
   private:
     CudaBackend& cuda() const { return static_cast<CudaBackend&>(backend()); }
@@ -113,6 +118,10 @@ CudaBackend::CudaBackend(const CuApi& api, CUdevice device, std::shared_ptr<Cont
     cc_major_ = attribute(api_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_);
     cc_minor_ = attribute(api_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_);
     api_.cuDriverGetVersion(&driver_version_);
+    max_texture_3d_ =
+        std::min({attribute(api_, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH, device_),
+                  attribute(api_, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT, device_),
+                  attribute(api_, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, device_)});
     // D10: gridDim.x blocks of 256 threads.
     auto grid =
         static_cast<std::uint64_t>(attribute(api_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, device_));
@@ -226,6 +235,15 @@ std::unique_ptr<QueueMark> CudaBackend::mark_queue() {
 std::shared_ptr<Buffer> CudaBackend::allocate_array(std::size_t nbytes) {
     auto self = std::static_pointer_cast<CudaBackend>(shared_from_this());
     return std::make_shared<CuBuffer>(self, allocate(nbytes), nbytes, true);
+}
+
+CUtexObject CudaBackend::texture_object(const Buffer& buffer,
+                                        const std::array<std::int64_t, 3>& whd) {
+    const auto& b = static_cast<const CuBuffer&>(buffer);  // binds() admitted only ours
+    return b.texture
+        .get(whd, b.nbytes(),
+             [&](const auto& e) { return std::make_unique<CuTexture>(*this, b.address(), e); })
+        .object();
 }
 
 std::shared_ptr<Buffer> CudaBackend::wrap_ptr(void* ptr, std::size_t nbytes) {

@@ -77,6 +77,8 @@ class CudaBackend final : public Backend {
     std::pair<int, int> dlpack_device() const override { return {2, int(device_)}; }
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
                                        ReduceKind op) override;
+    /// E5: within the device's 3-D texture limits, with a driver that has texture objects.
+    bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     /// A device (or managed) pointer another library owns: shared, never freed.
@@ -112,6 +114,9 @@ class CudaBackend final : public Backend {
     void free(CUdeviceptr ptr);
     void upload(CUdeviceptr dst, const void* src, std::size_t n);
     void download(void* dst, CUdeviceptr src, std::size_t n);
+    /// The texture object of `buffer` (a texture's storage, this backend's) for extents `whd`,
+    /// made at its first use (texture.hpp).
+    CUtexObject texture_object(const Buffer& buffer, const std::array<std::int64_t, 3>& whd);
     /// Loads PTX in this context; RuntimeError naming the kernel.
     std::pair<CUmodule, CUfunction> load_ptx(const std::string& ptx, const std::string& entry,
                                              const std::string& kernel);
@@ -131,6 +136,7 @@ class CudaBackend final : public Backend {
     gpu::Geometry geometry_;
     std::string device_name_;
     int cc_major_ = 0, cc_minor_ = 0, driver_version_ = 0;
+    std::int64_t max_texture_3d_ = 0;  // the smallest of the 3-D texture extent limits
     gpu::DeferredFrees<CUdeviceptr> frees_;
     std::atomic<std::size_t> built_ = 0, loaded_ = 0;
     std::mutex reduce_mutex_;

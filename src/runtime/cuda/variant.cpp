@@ -96,13 +96,16 @@ void CudaBackend::launch(const Variant& variant, const LaunchArgs& args) {
     std::vector<CUdeviceptr> values(static_cast<std::size_t>(abi.num_args));
     std::vector<void*> params(values.size());
     bool shared = false;
+    ContextScope scope(api_, context());
     for (std::size_t i = 0; i < abi.params.size(); ++i) {
-        if (!abi.params[i].is_array) continue;
-        values[std::size_t(abi.params[i].arg_index)] = args.buffers[i]->address();
+        const cf::AbiParam& p = abi.params[i];
+        if (!p.is_array) continue;
+        values[std::size_t(p.arg_index)] = p.is_texture
+                                               ? texture_object(*args.buffers[i], p.texture_extent)
+                                               : args.buffers[i]->address();
         shared = shared || args.buffers[i]->shared();
     }
     std::int64_t n = args.total;
-    ContextScope scope(api_, context());
     {
         std::lock_guard guard(v.mutex_);
         for (std::size_t j = 0; j < packs.size(); ++j) {

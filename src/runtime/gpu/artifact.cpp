@@ -6,7 +6,8 @@ namespace tack::runtime::gpu {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'G', 'P', 'U', '1'};
+// Version 2: parameters carry their texture extents (hardware textures, CONTRACT A39).
+constexpr char kMagic[8] = {'T', 'A', 'C', 'K', 'G', 'P', 'U', '2'};
 
 struct Writer {
     std::vector<std::uint8_t> out;
@@ -70,6 +71,9 @@ std::vector<std::uint8_t> encode_artifact(const CodeArtifact& a) {
         w.u64(static_cast<std::uint64_t>(p.dtype));
         w.i64(p.arg_index);
         w.i64(p.pack_slot);
+        w.u64(p.is_texture);
+        for (std::int64_t e : p.texture_extent)
+            w.i64(e);
     }
     w.u64(abi.packs.size());
     for (const auto& p : abi.packs) {
@@ -100,6 +104,9 @@ std::optional<CodeArtifact> decode_artifact(std::span<const std::uint8_t> bytes)
         p.dtype = static_cast<DType>(r.u64());
         p.arg_index = static_cast<int>(r.i64());
         p.pack_slot = static_cast<int>(r.i64());
+        p.is_texture = r.u64() != 0;
+        for (auto& e : p.texture_extent)
+            e = r.i64();
         abi.params.push_back(std::move(p));
     }
     std::uint64_t nk = r.u64();

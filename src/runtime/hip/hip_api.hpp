@@ -20,6 +20,8 @@ using hipEvent_t = struct ihipEvent_t*;
 using hipModule_t = struct ihipModule_t*;
 using hipFunction_t = struct ihipModuleSymbol_t*;
 using hipMemPool_t = struct ihipMemPoolHandle_t*;
+using hipArray_t = struct hipArray*;
+using hipTextureObject_t = struct __hip_texture*;
 
 inline constexpr hipError_t hipSuccess = 0;
 // hipDeviceAttribute_t values (hip_runtime_api.h, ROCm 5.2; the enum is append-only).
@@ -32,6 +34,60 @@ inline constexpr int hipDeviceAttributeImageSupport = 10014;
 inline constexpr int hipMemPoolAttrReleaseThreshold = 4;
 inline constexpr unsigned hipEventBlockingSync = 1;
 inline constexpr unsigned hipEventDisableTiming = 2;
+
+// Textures (texture.cpp): the runtime API's structs of driver_types.h and texture_types.h,
+// ROCm 5.2, which mirror CUDA's runtime API (tests/unit/hip compares the layouts with the
+// headers where they are installed). The unions and the texture descriptor carry zeroed room
+// past ROCm 5.2's sizes: a later runtime that reads a larger struct reads zeros, never past it.
+inline constexpr int hipChannelFormatKindFloat = 2;
+inline constexpr int hipResourceTypeArray = 0;
+inline constexpr int hipAddressModeClamp = 1;
+inline constexpr int hipFilterModeLinear = 1;
+inline constexpr int hipReadModeElementType = 0;
+inline constexpr int hipMemcpyDeviceToDevice = 3;
+struct HipChannelFormatDesc {
+    int x = 32, y = 0, z = 0, w = 0;  // one 32-bit channel
+    int f = hipChannelFormatKindFloat;
+};
+struct HipExtent {
+    std::size_t width = 0, height = 0, depth = 0;
+};
+struct HipPos {
+    std::size_t x = 0, y = 0, z = 0;
+};
+struct HipPitchedPtr {
+    void* ptr = nullptr;
+    std::size_t pitch = 0, xsize = 0, ysize = 0;
+};
+struct HipMemcpy3DParms {
+    hipArray_t src_array = nullptr;
+    HipPos src_pos;
+    HipPitchedPtr src_ptr;
+    hipArray_t dst_array = nullptr;
+    HipPos dst_pos;
+    HipPitchedPtr dst_ptr;
+    HipExtent extent;
+    int kind = hipMemcpyDeviceToDevice;
+};
+struct HipResourceDesc {
+    int res_type = hipResourceTypeArray;
+    union {
+        hipArray_t array;
+        unsigned char room[128];
+    } res{};
+};
+struct HipTextureDesc {
+    int address_mode[3] = {};
+    int filter_mode = 0;
+    int read_mode = hipReadModeElementType;
+    int srgb = 0;
+    float border_color[4] = {};
+    int normalized_coords = 0;
+    unsigned max_anisotropy = 0;
+    int mipmap_filter_mode = 0;
+    float mipmap_level_bias = 0, min_mipmap_level_clamp = 0, max_mipmap_level_clamp = 0;
+    int room[16] = {};
+};
 
 #define TACK_HIP_FUNCTIONS(X)                                                                     \
     X(hipInit, hipError_t, (unsigned))                                                            \
@@ -62,12 +118,20 @@ inline constexpr unsigned hipEventDisableTiming = 2;
       (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,       \
        hipStream_t, void**, void**))
 
-// TACK_HIP_ALLOCATOR=pool (ROCm 5.1+).
-#define TACK_HIP_OPTIONAL_FUNCTIONS(X)                                \
-    X(hipMallocAsync, hipError_t, (void**, std::size_t, hipStream_t)) \
-    X(hipFreeAsync, hipError_t, (void*, hipStream_t))                 \
-    X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t*, int))   \
-    X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t, int, void*))
+// TACK_HIP_ALLOCATOR=pool (ROCm 5.1+). Texture objects (texture.cpp); without them textures
+// are sampled in software.
+#define TACK_HIP_OPTIONAL_FUNCTIONS(X)                                                   \
+    X(hipMallocAsync, hipError_t, (void**, std::size_t, hipStream_t))                    \
+    X(hipFreeAsync, hipError_t, (void*, hipStream_t))                                    \
+    X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t*, int))                      \
+    X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t, int, void*))                    \
+    X(hipMalloc3DArray, hipError_t,                                                      \
+      (hipArray_t*, const HipChannelFormatDesc*, HipExtent, unsigned))                   \
+    X(hipFreeArray, hipError_t, (hipArray_t))                                            \
+    X(hipMemcpy3DAsync, hipError_t, (const HipMemcpy3DParms*, hipStream_t))              \
+    X(hipCreateTextureObject, hipError_t,                                                \
+      (hipTextureObject_t*, const HipResourceDesc*, const HipTextureDesc*, const void*)) \
+    X(hipDestroyTextureObject, hipError_t, (hipTextureObject_t))
 
 struct HipApi {
     TACK_GPU_POINTERS(TACK_HIP_FUNCTIONS)
@@ -86,6 +150,10 @@ struct HipApi {
     void symbols(std::vector<gpu::Symbol>& out) {
         TACK_HIP_FUNCTIONS(TACK_GPU_REQUIRED)
         TACK_HIP_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
+    }
+    bool has_textures() const {
+        return hipMalloc3DArray && hipFreeArray && hipMemcpy3DAsync && hipCreateTextureObject &&
+               hipDestroyTextureObject;
     }
 };
 

@@ -6,6 +6,8 @@
 #include <map>
 
 #include "runtime/errors.hpp"
+#include "runtime/gpu/texture_slot.hpp"
+#include "runtime/hip/texture.hpp"
 #include "support/env.hpp"
 
 namespace tack::runtime::hip {
@@ -44,6 +46,8 @@ class HipBuffer final : public Buffer {
     void read(std::size_t offset, void* dst, std::size_t n) const override {
         hip().download(dst, reinterpret_cast<const char*>(address()) + offset, n);
     }
+    /// Set only for a texture's storage sampled in hardware (its first texture launch).
+    mutable gpu::TextureSlot<HipTexture> texture;
 
   private:
     HipBackend& hip() const { return static_cast<HipBackend&>(backend()); }
@@ -226,6 +230,16 @@ void HipBackend::download(void* dst, const void* src, std::size_t n) {
 std::shared_ptr<Buffer> HipBackend::allocate_array(std::size_t nbytes) {
     auto self = std::static_pointer_cast<HipBackend>(shared_from_this());
     return std::make_shared<HipBuffer>(self, allocate(nbytes), nbytes, true);
+}
+
+hipTextureObject_t HipBackend::texture_object(const Buffer& buffer,
+                                              const std::array<std::int64_t, 3>& whd) {
+    const auto& b = static_cast<const HipBuffer&>(buffer);  // binds() admitted only ours
+    auto* src = reinterpret_cast<void*>(b.address());
+    return b.texture
+        .get(whd, b.nbytes(),
+             [&](const auto& e) { return std::make_unique<HipTexture>(*this, src, e); })
+        .object();
 }
 
 std::shared_ptr<Buffer> HipBackend::wrap_ptr(void* ptr, std::size_t nbytes) {

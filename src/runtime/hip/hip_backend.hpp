@@ -1,5 +1,5 @@
 #pragma once
-// The HIP backend (seed "HIP"): HIP C from the C-family emitter (the CUDA table with three
+// The HIP backend (seed "HIP"): HIP C from the C-family emitter (the CUDA table with a few
 // overrides), a code object from hipRTC with -ffp-contract=on, loaded with hipModuleLoadData.
 //
 // Device: hipGetDevice() at construction; HIP manages the context. Every call Tack makes runs
@@ -63,6 +63,9 @@ class HipBackend final : public Backend {
     std::pair<int, int> dlpack_device() const override { return {10, int(device_)}; }
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
                                        ReduceKind op) override;
+    /// E5: image support, extents within the smallest 3-D texture limit (<= 0: unbounded), and
+    /// a runtime with texture objects (texture.cpp).
+    bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
@@ -89,9 +92,12 @@ class HipBackend final : public Backend {
     hipDevice_t device() const { return device_; }
     hipStream_t stream() const { return stream_; }
     /// Whether the device has texture hardware, and its smallest maximum 3D extent (<= 0:
-    /// unbounded); read for the textures issue (CONTRACT E5).
+    /// unbounded; CONTRACT E5).
     bool image_support() const { return image_support_; }
     int max_texture_3d() const { return max_texture_3d_; }
+    /// The texture object of `buffer` (a texture's storage, this backend's) for extents `whd`,
+    /// made at its first use (texture.hpp).
+    hipTextureObject_t texture_object(const Buffer& buffer, const std::array<std::int64_t, 3>& whd);
     void* allocate(std::size_t nbytes);
     void release(void* ptr, std::size_t nbytes);
     void upload(void* dst, const void* src, std::size_t n);

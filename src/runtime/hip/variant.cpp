@@ -94,14 +94,16 @@ void HipBackend::launch(const Variant& variant, const LaunchArgs& args) {
     std::vector<void*> values(static_cast<std::size_t>(abi.num_args));
     std::vector<void*> params(values.size());
     bool shared = false;
+    DeviceScope scope(api_, device_);
     for (std::size_t i = 0; i < abi.params.size(); ++i) {
-        if (!abi.params[i].is_array) continue;
-        values[std::size_t(abi.params[i].arg_index)] =
-            reinterpret_cast<void*>(args.buffers[i]->address());
+        const auto& p = abi.params[i];
+        if (!p.is_array) continue;
+        values[std::size_t(p.arg_index)] =
+            p.is_texture ? static_cast<void*>(texture_object(*args.buffers[i], p.texture_extent))
+                         : reinterpret_cast<void*>(args.buffers[i]->address());
         shared = shared || args.buffers[i]->shared();
     }
     std::int64_t n = args.total;
-    DeviceScope scope(api_, device_);
     {
         std::lock_guard guard(v.mutex_);
         for (std::size_t j = 0; j < packs.size(); ++j) {

@@ -45,6 +45,11 @@ class LevelZeroBackend final : public Backend {
     std::optional<double> reduce_f32(const Buffer& buffer, std::int64_t count, ReduceKind op,
                                      const ReductionCompiler& compile);
     bool supports_workgroups() const override { return true; }
+    /// Software for now: this runtime does not make images yet (zeImageCreate, an image copy
+    /// on the queue, the image as the kernel argument). With them, E5's rule applies: the
+    /// device has samplers (info_.max_samplers > 0) and every extent is at most
+    /// info_.max_image_dims_3d. The OpenCL dialect's hardware form is compile-checked already.
+    bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return false; }
     std::vector<std::string> device_memory_spaces() const override { return {"level_zero"}; }
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;

@@ -48,6 +48,21 @@ inline constexpr cl_bitfield CL_MEM_READ_WRITE = 1 << 0;
 inline constexpr cl_bitfield CL_MEM_COPY_HOST_PTR = 1 << 5;
 inline constexpr cl_uint CL_TRUE = 1;
 inline constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
+// Images (ClRunner's image arguments, for the C-family tests of the hardware texture form).
+inline constexpr cl_bitfield CL_MEM_READ_ONLY = 1 << 2;
+inline constexpr cl_uint CL_R = 0x10B0;
+inline constexpr cl_uint CL_FLOAT = 0x10DE;
+inline constexpr cl_uint CL_MEM_OBJECT_IMAGE3D = 0x10F2;
+inline constexpr cl_uint CL_DEVICE_IMAGE_SUPPORT = 0x1016;
+struct ClImageFormat {
+    cl_uint channel_order, channel_data_type;
+};
+struct ClImageDesc {  // cl_image_desc (OpenCL 1.2)
+    cl_uint image_type = 0;
+    size_t width = 0, height = 0, depth = 0, array_size = 0, row_pitch = 0, slice_pitch = 0;
+    cl_uint num_mip_levels = 0, num_samples = 0;
+    cl_mem buffer = nullptr;
+};
 
 // name, return type, parameter list
 #define TACK_CL_FUNCTIONS(X)                                                                       \
@@ -103,7 +118,9 @@ inline constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
 /// The loaded entry points. Loaded once per process; never unloaded.
 struct ClApi {
     TACK_GPU_POINTERS(TACK_CL_FUNCTIONS)
-    std::string library;  // the soname that loaded
+    cl_mem (*clCreateImage)(cl_context, cl_bitfield, const ClImageFormat*, const ClImageDesc*,
+                            void*, cl_int*) = nullptr;  // OpenCL 1.2: optional
+    std::string library;                                // the soname that loaded
 
     // libOpenCL.so.1 is the ICD loader's soname on every Linux distribution; the unversioned
     // name exists only with development packages.
@@ -114,7 +131,10 @@ struct ClApi {
     static std::string lacks(const std::string& library, const std::string& symbol) {
         return "OpenCL unavailable: " + library + " lacks " + symbol;
     }
-    void symbols(std::vector<gpu::Symbol>& out) { TACK_CL_FUNCTIONS(TACK_GPU_REQUIRED) }
+    void symbols(std::vector<gpu::Symbol>& out) {
+        TACK_CL_FUNCTIONS(TACK_GPU_REQUIRED)
+        out.push_back({"clCreateImage", reinterpret_cast<void**>(&clCreateImage), false});
+    }
 };
 
 /// The API, or nullptr with `*why` set ("OpenCL unavailable: libOpenCL.so.1 not found (...)").

@@ -142,7 +142,12 @@ std::string ClRunner::launch(cl_program program, const std::string& entry, std::
     std::string error;
     for (size_t i = 0; i < args.size() && error.empty(); ++i) {
         ClArg& a = args[i];
-        if (!a.is_buffer) {
+        if (a.image_whd[0]) {
+            mems[i] = create_image3d(a, &err);
+            if (mems[i])
+                err =
+                    api_->clSetKernelArg(kernel, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]);
+        } else if (!a.is_buffer) {
             err = api_->clSetKernelArg(kernel, static_cast<cl_uint>(i), a.bytes, a.data);
         } else {
             // OpenCL refuses empty buffers; an empty array still gets one byte.
@@ -173,6 +178,21 @@ std::string ClRunner::launch(cl_program program, const std::string& entry, std::
         if (m) api_->clReleaseMemObject(m);
     api_->clReleaseKernel(kernel);
     return error;
+}
+
+cl_mem ClRunner::create_image3d(const ClArg& a, cl_int* err) {
+    if (!api_->clCreateImage) {
+        *err = -1;  // CL_DEVICE_NOT_FOUND: an OpenCL 1.1 loader has no clCreateImage
+        return nullptr;
+    }
+    ClImageFormat format{CL_R, CL_FLOAT};
+    ClImageDesc desc;
+    desc.image_type = CL_MEM_OBJECT_IMAGE3D;
+    desc.width = a.image_whd[0];
+    desc.height = a.image_whd[1];
+    desc.depth = a.image_whd[2];
+    return api_->clCreateImage(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc,
+                               a.data, err);
 }
 
 std::string ClRunner::run(const std::string& source, const std::string& entry,

@@ -25,18 +25,23 @@ struct ClDeviceInfo {
     bool has_extension(const std::string& ext) const;
 };
 
-/// One launch argument: a buffer copied to the device (and back when `read_back`), or a value
-/// passed by clSetKernelArg.
+/// One launch argument: a buffer copied to the device (and back when `read_back`), a value
+/// passed by clSetKernelArg, or a read-only 3-D image of one float channel (the C dialect's
+/// hardware texture form, run on PoCL by the C-family tests).
 struct ClArg {
     bool is_buffer = false;
     void* data = nullptr;
     size_t bytes = 0;
     bool read_back = false;
+    size_t image_whd[3] = {0, 0, 0};  // nonzero: an image of these extents from `data`
     static ClArg buffer(void* data, size_t bytes, bool read_back = true) {
         return {true, data, bytes, read_back};
     }
     static ClArg value(const void* data, size_t bytes) {
         return {false, const_cast<void*>(data), bytes, false};
+    }
+    static ClArg image3d(const float* texels, size_t w, size_t h, size_t d) {
+        return {false, const_cast<float*>(texels), w * h * d * sizeof(float), false, {w, h, d}};
     }
 };
 
@@ -63,6 +68,7 @@ class ClRunner {
     std::string build(const std::string& source, const std::string& options, cl_program* out);
     std::string launch(cl_program program, const std::string& entry, std::vector<ClArg>& args,
                        uint64_t items, size_t local_size);
+    cl_mem create_image3d(const ClArg& a, cl_int* err);
 
     const ClApi* api_ = nullptr;
     cl_device_id device_ = nullptr;

@@ -1,7 +1,7 @@
 // A stand-in for <metal_stdlib> so that clang++ can check generated MSL for syntax, types and
 // overload resolution on a machine without Apple's compiler. It models only what Tack's
 // generated code uses: address-space qualifiers (erased), Metal's scalar type names, as_type,
-// the relaxed atomics, threadgroup_barrier and the float math overloads.
+// the relaxed atomics, threadgroup_barrier, the float math overloads and 3-D textures.
 #pragma once
 #include <cmath>
 #include <cstring>
@@ -103,5 +103,30 @@ using std::sqrt;
 using std::tan;
 using std::tanh;
 using std::trunc;
+
+// 3-D textures: the sampler's constructor arguments and texture3d<float>::sample.
+struct float3 {
+    float x, y, z;
+    float3(float x_, float y_, float z_) : x(x_), y(y_), z(z_) {}
+};
+struct float4 {
+    float x, y, z, w;
+};
+namespace coord {
+enum E { normalized, pixel };
+}
+namespace address {
+enum E { clamp_to_edge, clamp_to_zero, repeat };
+}
+namespace filter {
+enum E { nearest, linear };
+}
+struct sampler {
+    constexpr sampler(coord::E, address::E, filter::E) {}
+};
+template <class T>
+struct texture3d {
+    float4 sample(sampler, float3) const { return {}; }
+};
 
 }  // namespace metal

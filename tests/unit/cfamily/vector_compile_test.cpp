@@ -67,7 +67,8 @@ std::vector<ir::Kernel> lowered_kernels() {
     out.push_back(passes::optimize(sema::lower_kernel(
         *module->find("matrices"), file, env,
         sema::parse_arg_types("f32x3x3[:],f32x3x3[:],f32x3[:],f32x3x3[:],i32[:],i32"))));
-    // Textures: the software trilinear form on every dialect for now, extents baked in.
+    // Textures: without passes::lower_textures the samples stay TexSample, so every dialect
+    // emits its hardware form (texture_test.cpp covers both forms, through the driver).
     ir::Kernel render = sema::lower_kernel(*module->find("render"), file, env,
                                            sema::parse_arg_types("tex3d,f32x3[:],f32[:],i32"));
     passes::ShapeValues shapes = {{{0, 0}, 8}, {{0, 1}, 16}, {{0, 2}, 32}};

@@ -94,6 +94,22 @@ TEST(GpuArtifact, RoundTripsCodeEntryAndLayout) {
     EXPECT_FALSE(gpu::decode_artifact(std::vector<std::uint8_t>{1, 2, 3}).has_value());
 }
 
+TEST(GpuArtifact, KeepsATextureArgumentAndItsExtents) {
+    gpu::CodeArtifact a;
+    a.abi.entry = "tack_kernel_render";
+    a.abi.params = {{"tex", true, tack::DType::f32, 0, -1, true, {8, 16, 32}},
+                    {"out", true, tack::DType::f32, 1, -1}};
+    auto back = gpu::decode_artifact(gpu::encode_artifact(a));
+    ASSERT_TRUE(back.has_value());
+    EXPECT_TRUE(back->abi.params[0].is_texture);
+    EXPECT_EQ(back->abi.params[0].texture_extent, (std::array<std::int64_t, 3>{8, 16, 32}));
+    EXPECT_FALSE(back->abi.params[1].is_texture);
+    // A version-1 artifact (before textures) is refused, so the cache compiles afresh.
+    auto old = gpu::encode_artifact(a);
+    old[7] = '1';
+    EXPECT_FALSE(gpu::decode_artifact(old).has_value());
+}
+
 // D16 on a queued GPU backend: four threads dispatching one variant never see each other's
 // scalars (the per-launch packs), with no wait between launches.
 TEST(GpuPacksOnOpenCl, FourThreadsKeepTheirOwnScalars) {

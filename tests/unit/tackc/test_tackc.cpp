@@ -271,6 +271,37 @@ TEST(Tackc, InspectGpuTargetsPrintTheirDialect) {
     EXPECT_EQ(l0.out, cl.out);
 }
 
+// Textures (CONTRACT A39, E5): each target's row decides the form tackc shows; the GPU
+// dialects sample in hardware, the CPU and OpenCL inline in software.
+TEST(Tackc, InspectShowsEachTargetsTextureForm) {
+    TempDir dir;
+    std::string file = dir.write("t.py", R"(import tack
+
+@tack.kernel
+def probe(tex, u, out):
+    for i in range(out.shape[0]):
+        out[i] = tex.sample(u[i], 0.5, 1.0)
+)");
+    const std::pair<const char*, const char*> forms[] = {
+        {"cuda", "tex3D<float>(tack_var_tex, "},
+        {"hip", "hipTextureObject_t tack_var_tex"},
+        {"level_zero", "read_imagef(tack_var_tex, tack_sampler, "},
+        {"metal", "tack_var_tex.sample(tack_sampler, float3("},
+        {"opencl", "tack_var_tex["},
+        {"cpu", nullptr}};
+    for (const auto& [target, marker] : forms) {
+        Result r = tackc("inspect " + file + " probe --args 'tex3d,f32[:],f32[:]' --shapes " +
+                         "'4,4,4;8;8' --target " + target + " --mode source");
+        EXPECT_EQ(r.status, 0) << target << "\n" << r.out;
+        if (marker) EXPECT_TRUE(has(r.out, marker)) << target << "\n" << r.out;
+        bool software = std::string(target) == "opencl" || std::string(target) == "cpu";
+        for (const char* hw : {"tex3D", "image3d_t", "texture3d"})
+            if (software) EXPECT_FALSE(has(r.out, hw)) << target << ": " << hw;
+    }
+    Result ir = tackc("inspect " + file + " probe --args 'tex3d,f32[:],f32[:]' --mode ir");
+    EXPECT_TRUE(has(ir.out, "(f32 sample tex ")) << "the template keeps the sample:\n" << ir.out;
+}
+
 // Extents outside the parallel loop's end become constants (shape specialization).
 TEST(Tackc, InspectGpuSourceIsShapeSpecialized) {
     TempDir dir;

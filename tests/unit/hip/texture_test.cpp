@@ -1,0 +1,101 @@
+// HIP hardware textures (CONTRACT A39, E5) without an AMD GPU: the runtime structs Tack
+// declares match ROCm's headers where they are installed, the entry points are in the loader's
+// list, the runtime's hipRTC path compiles a sampling kernel, and the E5 rule on extents.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "driver/driver.hpp"
+#include "frontend/parser.hpp"
+#include "runtime/gpu/launch_rules.hpp"
+#include "runtime/gpu/texture_slot.hpp"
+#include "runtime/hip/hip_backend.hpp"
+
+#if __has_include(<hip/hip_runtime_api.h>)
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hip_runtime_api.h>
+#define TACK_HAVE_HIP_H 1
+#endif
+
+namespace hip = tack::runtime::hip;
+namespace cf = tack::codegen::cfamily;
+
+namespace {
+
+#ifdef TACK_HAVE_HIP_H
+#define SAME_FIELD(Ours, Theirs, ours, theirs) \
+    static_assert(offsetof(hip::Ours, ours) == offsetof(Theirs, theirs), #Ours "::" #ours)
+// Ours may be larger (zeroed room past ROCm 5.2's size), never smaller.
+#define NOT_SMALLER(Ours, Theirs) static_assert(sizeof(hip::Ours) >= sizeof(Theirs), #Ours)
+static_assert(sizeof(hip::HipChannelFormatDesc) == sizeof(hipChannelFormatDesc));
+SAME_FIELD(HipChannelFormatDesc, hipChannelFormatDesc, f, f);
+static_assert(sizeof(hip::HipMemcpy3DParms) == sizeof(hipMemcpy3DParms));
+SAME_FIELD(HipMemcpy3DParms, hipMemcpy3DParms, src_ptr, srcPtr);
+SAME_FIELD(HipMemcpy3DParms, hipMemcpy3DParms, dst_array, dstArray);
+SAME_FIELD(HipMemcpy3DParms, hipMemcpy3DParms, extent, extent);
+SAME_FIELD(HipMemcpy3DParms, hipMemcpy3DParms, kind, kind);
+NOT_SMALLER(HipResourceDesc, hipResourceDesc);
+SAME_FIELD(HipResourceDesc, hipResourceDesc, res.array, res.array.array);
+NOT_SMALLER(HipTextureDesc, hipTextureDesc);
+SAME_FIELD(HipTextureDesc, hipTextureDesc, filter_mode, filterMode);
+SAME_FIELD(HipTextureDesc, hipTextureDesc, read_mode, readMode);
+SAME_FIELD(HipTextureDesc, hipTextureDesc, normalized_coords, normalizedCoords);
+SAME_FIELD(HipTextureDesc, hipTextureDesc, max_mipmap_level_clamp, maxMipmapLevelClamp);
+static_assert(hip::hipChannelFormatKindFloat == hipChannelFormatKindFloat &&
+              hip::hipResourceTypeArray == hipResourceTypeArray &&
+              hip::hipAddressModeClamp == hipAddressModeClamp &&
+              hip::hipFilterModeLinear == hipFilterModeLinear &&
+              hip::hipMemcpyDeviceToDevice == hipMemcpyDeviceToDevice &&
+              hip::hipDeviceAttributeImageSupport == hipDeviceAttributeImageSupport &&
+              hip::hipDeviceAttributeMaxTexture3DDepth == hipDeviceAttributeMaxTexture3DDepth);
+#endif
+
+TEST(HipTextures, TheStructsMatchRocmHeaders) {
+#ifndef TACK_HAVE_HIP_H
+    GTEST_SKIP() << "no <hip/hip_runtime_api.h> to compare with";
+#endif
+}
+
+TEST(HipTextures, TheLoaderListsTheTextureEntryPoints) {
+    auto optional = tack::runtime::gpu::api_function_names<hip::HipApi>(false);
+    for (const char* f : {"hipMalloc3DArray", "hipFreeArray", "hipMemcpy3DAsync",
+                          "hipCreateTextureObject", "hipDestroyTextureObject"})
+        EXPECT_NE(std::find(optional.begin(), optional.end(), f), optional.end()) << f;
+}
+
+TEST(HipTextures, ExtentsWithinTheSmallestLimitOrUnbounded) {
+    using tack::runtime::gpu::texture_fits;
+    EXPECT_TRUE(texture_fits({16, 8, 4}, 16));
+    EXPECT_FALSE(texture_fits({16, 17, 4}, 16));
+    EXPECT_TRUE(texture_fits({1 << 20, 1, 1}, 0)) << "a non-positive limit is unbounded (E5)";
+    EXPECT_TRUE(texture_fits({1 << 20, 1, 1}, -1));
+}
+
+TEST(HipTextures, TheRuntimeHiprtcPathCompilesATextureSample) {
+    std::string why;
+    if (!hip::hiprtc_api(&why)) GTEST_SKIP() << why;
+    auto file = std::make_shared<tack::diag::SourceFile>("k.py", R"(import tack
+
+@tack.kernel
+def sample(tex, u, out):
+    for i in range(out.shape[0]):
+        out[i] = tex.sample(u[i], 0.5, 1.0)
+)");
+    auto module = std::make_shared<tack::frontend::Module>(
+        std::move(tack::frontend::parse_module(file).module));
+    tack::sema::ModuleEnvironment env(module);
+    tack::driver::KernelSource src{*module->find("sample"), file, env};
+    auto lowered = tack::driver::lower(src, tack::sema::parse_arg_types("tex3d,f32[:],f32[:]"));
+    tack::passes::ShapeValues shapes = {{{0, 0}, 3}, {{0, 1}, 4}, {{0, 2}, 5}};
+    auto k = tack::driver::specialize(lowered, shapes, [](const auto&) { return true; });
+    auto gen = tack::runtime::gpu::generate(k, cf::hip_dialect(), {"HIP", 256, ~0ull});
+    ASSERT_NE(gen.source.find("hipTextureObject_t"), std::string::npos) << gen.source;
+    auto code = hip::compile_code_object(gen.source, "sample", {"--offload-arch=gfx90a"});
+    EXPECT_GT(code.size(), 4u);
+}
+
+}  // namespace
