@@ -4,7 +4,8 @@
 # Fetches nothing. Makes a venv (.venv-clients) that sees this repository's `tack` package (a
 # .pth file pointing at python/, after a build has put the extension there), installs the two
 # libraries from CHECKOUT/packages into it with --no-deps (they declare `tack-core`, which our
-# package is), and runs their test suites through tests/public's fixtures on each backend.
+# package is), and runs their test suites through tests/public's fixtures on each backend, then
+# their examples (tests/public/run_client_examples.py: what cannot run here is listed with why).
 # Their `tack/` folders join ours through pkgutil.extend_path: tack.algorithms, tack.data,
 # tack.fe, tack.interop and tack.rendering come from them, everything else from us.
 set -euo pipefail
@@ -32,4 +33,7 @@ for pkg in tack-vis tack-rendering; do
     "$VENV/bin/python" "$ROOT/tests/public/run_public.py" "$CHECKOUT" \
     "$CHECKOUT/packages/$pkg/tests" -q -p no:cacheprovider || status=1
 done
+echo "=== their examples on $BACKENDS"
+TACK_PACKAGE_PATH="$ROOT/python" "$VENV/bin/python" "$ROOT/tests/public/run_client_examples.py" \
+  "$CHECKOUT" --arch "$BACKENDS" || status=1
 exit $status
