@@ -21,7 +21,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 "$PY" -m venv "$tmp/build-venv"
 "$tmp/build-venv/bin/pip" install -q --upgrade pip
 CMAKE_BUILD_PARALLEL_LEVEL=${JOBS:-2} "$tmp/build-venv/bin/pip" wheel . --no-deps -w "$OUT" -q
-wheel=$(ls "$OUT"/tack-*.whl)
+wheel=$(ls "$OUT"/tack_core-*.whl)
 echo "wheel: $(basename "$wheel") $(du -h "$wheel" | cut -f1) ($(stat -c %s "$wheel") bytes)"
 
 "$PY" -m venv "$tmp/venv"
