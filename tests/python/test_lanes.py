@@ -415,6 +415,33 @@ def test_reduction_in_order_is_bit_identical(n):
 
 
 @tack.kernel
+def _spmv(rowptr, col, val, x, y):
+    for i in range(y.shape[0]):
+        s = 0.0
+        for k in range(rowptr[i], rowptr[i + 1]):
+            s += val[k] * x[col[k]]
+        y[i] = s
+
+
+@pytest.mark.parametrize("n", [1, 9, 70])
+def test_csr_gathers_with_lane_varying_trip_counts(n):
+    lens = RNG.integers(0, 12, n)
+    rowptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    nnz = max(int(rowptr[-1]), 1)
+    col = RNG.integers(0, n, nnz).astype(np.int64)
+    val = RNG.standard_normal(nnz).astype(np.float32)
+    x = RNG.standard_normal(n).astype(np.float32)
+    got = assert_same(run_both(_spmv, [rowptr, col, val, x, np.zeros(n, np.float32)]))[4]
+    want = np.zeros(n, np.float32)
+    for i in range(n):
+        s = np.float32(0)
+        for k in range(rowptr[i], rowptr[i + 1]):
+            s = s + val[k] * x[col[k]]
+        want[i] = s
+    np.testing.assert_array_equal(got, want)
+
+
+@tack.kernel
 def _printing(a):
     for i in range(a.shape[0]):
         for k in range(2):
@@ -427,6 +454,11 @@ def test_inspect_says_whether_lanes_run():
     assert re.match(r"; lanes: \d+ lanes of 4-byte elements", text), text.splitlines()[0]
     text = tack.inspect(_printing, tack.zeros(tack.f32, 4), mode="optimized")
     assert text.startswith("; lanes: none: print()"), text.splitlines()[0]
+    # A gather per operation in the inner loop: lanes only when forced (TACK_CPU_LANES=1).
+    rowptr, col = tack.zeros(tack.i64, 5), tack.zeros(tack.i64, 8)
+    args = (rowptr, col, tack.zeros(tack.f32, 8), tack.zeros(tack.f32, 4), tack.zeros(tack.f32, 4))
+    text = tack.inspect(_spmv, *args, mode="optimized")
+    assert text.startswith("; lanes: none: gathers dominate its loops"), text.splitlines()[0]
 
 
 def test_lanes_environment_variable_is_checked():
