@@ -15,8 +15,9 @@
 
 #include <algorithm>
 
+#include "codegen/llvm/arith.hpp"
 #include "codegen/llvm/internal.hpp"
-#include "codegen/llvm/lanes.hpp"
+#include "codegen/llvm/lanes_plan.hpp"
 #include "ir/visitor.hpp"
 
 namespace tack::codegen::llvm_cpu::detail {
