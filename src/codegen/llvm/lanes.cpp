@@ -181,6 +181,10 @@ class LaneEmitter::Impl {
     Value* lanes(const ir::TableLoad* e, Value* m);
     Value* lanes(const ir::Call* e, Value* m);
     Value* int_pow(Value* x, Value* e);
+    /// Runs body(lane) (an i64) for each lane in `m`, in lane order, and returns `init` with
+    /// each such lane replaced by what body returned (nullptr when `init` is).
+    template <class Body>
+    Value* per_lane(Value* m, Value* init, Body body);
 
     // ---- memory -----------------------------------------------------------------------------
     struct Address {
@@ -421,15 +425,45 @@ Value* LaneEmitter::Impl::lanes(const ir::Call* e, Value* m) {
     for (const auto& a : e->args)
         args.push_back(vec(*a, m));
     if (!math_calls_libm(e->fn, e->type)) return math_call(b_, e->fn, e->type, args);
-    // One libm call per lane, as the scalar path makes.
-    Value* out = llvm::Constant::getNullValue(vec_type(e->type));
-    for (unsigned l = 0; l < w_; ++l) {
+    // One libm call per active lane, as the scalar path makes; inactive lanes read 0.
+    return per_lane(m, llvm::Constant::getNullValue(vec_type(e->type)), [&](Value* l) {
         std::vector<Value*> lane_args;
         for (Value* a : args)
-            lane_args.push_back(b_.CreateExtractElement(a, uint64_t(l)));
-        out = b_.CreateInsertElement(out, math_call(b_, e->fn, e->type, lane_args), uint64_t(l));
+            lane_args.push_back(b_.CreateExtractElement(a, l));
+        return math_call(b_, e->fn, e->type, lane_args);
+    });
+}
+
+// A loop over the set bits of the mask, lowest first, so the code does not grow with W.
+template <class Body>
+Value* LaneEmitter::Impl::per_lane(Value* m, Value* init, Body body) {
+    llvm::Type* bits_type = b_.getIntNTy(w_);
+    Value* bits0 = b_.CreateBitCast(m, bits_type);
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* head = em_.new_block("lanes.each");
+    llvm::BasicBlock* run = em_.new_block("lanes.each.lane");
+    llvm::BasicBlock* done = em_.new_block("lanes.each.end");
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    llvm::PHINode* bits = b_.CreatePHI(bits_type, 2);
+    llvm::PHINode* acc = init ? b_.CreatePHI(init->getType(), 2) : nullptr;
+    b_.CreateCondBr(b_.CreateICmpEQ(bits, llvm::ConstantInt::get(bits_type, 0)), done, run);
+    b_.SetInsertPoint(run);
+    Value* lane = b_.CreateZExt(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits, b_.getTrue()),
+                                b_.getInt64Ty());
+    Value* lane_value = body(lane);
+    Value* next_acc = acc ? b_.CreateInsertElement(acc, lane_value, lane) : nullptr;
+    Value* next_bits = b_.CreateAnd(bits, b_.CreateSub(bits, llvm::ConstantInt::get(bits_type, 1)));
+    llvm::BasicBlock* run_end = b_.GetInsertBlock();
+    b_.CreateBr(head);
+    bits->addIncoming(bits0, pre);
+    bits->addIncoming(next_bits, run_end);
+    if (acc) {
+        acc->addIncoming(init, pre);
+        acc->addIncoming(next_acc, run_end);
     }
-    return out;
+    b_.SetInsertPoint(done);
+    return acc;
 }
 
 // ---- memory ---------------------------------------------------------------------------------
@@ -534,22 +568,11 @@ Value* LaneEmitter::Impl::visit(const ir::Atomic* s, Value* m, const Ctx&) {
     Value* ptrs = lane_pointers(a, llvm_type(em_.context(), t));
     Value* values = vec(*s->value, m);
     llvm::AllocaInst* result = s->result ? slots_.at(s->result.get()) : nullptr;
-    Value* old = result ? b_.CreateLoad(vec_type(t), result) : nullptr;
-    for (unsigned l = 0; l < w_; ++l) {
-        llvm::BasicBlock* from = b_.GetInsertBlock();
-        llvm::BasicBlock* run = em_.new_block("lanes.atomic");
-        llvm::BasicBlock* next = em_.new_block("lanes.atomic.next");
-        b_.CreateCondBr(b_.CreateExtractElement(m, uint64_t(l)), run, next);
-        b_.SetInsertPoint(run);
-        Value* lane_old =
-            b_.CreateAtomicRMW(atomic_binop(s->op, t), b_.CreateExtractElement(ptrs, uint64_t(l)),
-                               b_.CreateExtractElement(values, uint64_t(l)),
-                               llvm::MaybeAlign(size_bytes(t)), llvm::AtomicOrdering::Monotonic);
-        Value* updated = old ? b_.CreateInsertElement(old, lane_old, uint64_t(l)) : nullptr;
-        b_.CreateBr(next);
-        b_.SetInsertPoint(next);
-        if (old) old = phi(old->getType(), {{updated, run}, {old, from}});
-    }
+    Value* old = per_lane(m, result ? b_.CreateLoad(vec_type(t), result) : nullptr, [&](Value* l) {
+        return b_.CreateAtomicRMW(atomic_binop(s->op, t), b_.CreateExtractElement(ptrs, l),
+                                  b_.CreateExtractElement(values, l),
+                                  llvm::MaybeAlign(size_bytes(t)), llvm::AtomicOrdering::Monotonic);
+    });
     if (result) b_.CreateStore(old, result);
     return m;
 }
