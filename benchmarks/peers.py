@@ -1,7 +1,8 @@
 """Issue 13's side-by-side CPU figures: the same kernels in Tack, Numba (parallel=True and @njit),
 NVIDIA Warp (CPU device) and Quadrants (CPU), run in interleaved rounds in one process, every
 result checked against NumPy. Prints, per figure, each implementation's median and the median
-over rounds of ours / best peer of that round (speed ratio: > 1 means Tack is ahead).
+over rounds of ours / best peer of that round (speed ratio: > 1 means Tack is ahead), and
+Tack's compute figures with SIMD lanes off (a child process, TACK_CPU_LANES=0) against on.
 
     PYTHONPATH=python .venv-peers/bin/python benchmarks/peers.py [--rounds 9] [--quick]
 
@@ -676,13 +677,45 @@ def startup(runs):
     return dict(cold=cold, warm=warm, imports=imports, second=second)
 
 
+LANE_FIGURES = ("mandelbrot", "heat", "nbody")
+
+
+def scalar_medians(rounds, quick):
+    """Tack's medians of the compute figures in a child process with SIMD lanes off
+    (TACK_CPU_LANES=0, codegen/llvm/lanes.hpp): the baseline of the lanes / scalar ratios."""
+    env = dict(os.environ, TACK_CPU_LANES="0")
+    cmd = [sys.executable, __file__, "--tack-scalar", "--rounds", str(rounds)]
+    out = subprocess.run(cmd + (["--quick"] if quick else []), env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def tack_scalar_child(rounds, quick):
+    d = Data()
+    impls = {"tack": {f: e for f, e in tack_impls(d).items() if f in LANE_FIGURES}}
+    times = run_rounds(impls, d, rounds, quick)
+    print(json.dumps({f: statistics.median(times[f]["tack"]) for f in LANE_FIGURES}))
+
+
+def report_lanes(rows, scalar):
+    head = f"{'SIMD lanes (TACK_CPU_LANES)':38s} {'lanes':>12s} {'scalar':>12s}"
+    print(f"\n{head} {'scalar/lanes':>13s}")
+    for row in rows:
+        if row["figure"] in scalar:
+            s, t = scalar[row["figure"]], row["tack_s"]
+            print(f"{row['label']:38s} {t * 1e3:9.3f} ms {s * 1e3:9.3f} ms {s / t:13.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "peers.json"))
+    ap.add_argument("--tack-scalar", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     rounds = 3 if args.quick else args.rounds
+    if args.tack_scalar:
+        return tack_scalar_child(rounds, args.quick)
     load0 = os.getloadavg()
     print(f"tack {tack.__version__}, Python {sys.version.split()[0]}, NumPy {np.__version__}, "
           f"{len(os.sched_getaffinity(0))} CPUs, load {load0[0]:.2f} {load0[1]:.2f}")
@@ -692,13 +725,15 @@ def main():
         print(f"  {name}: {note}")
     times = run_rounds(impls, d, rounds, args.quick)
     rows = report(times, rounds)
+    scalar = scalar_medians(rounds, args.quick)
+    report_lanes(rows, scalar)
     print()
     start = startup(3 if args.quick else 5)
     load1 = os.getloadavg()
     print(f"load at the end: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
     out = pathlib.Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(dict(rows=rows, startup=start, notes=notes,
+    out.write_text(json.dumps(dict(rows=rows, startup=start, notes=notes, scalar=scalar,
                                    load=[load0, load1]), indent=1, default=float))
 
 

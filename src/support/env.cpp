@@ -103,6 +103,19 @@ bool env_hip_pool_allocator() {
                 "Unknown TACK_HIP_ALLOCATOR '" + *value + "'. Accepted values: cache, pool");
 }
 
+std::optional<bool> env_cpu_lanes() {
+    static constexpr std::string_view kOff[] = {"0", "false", "no", "off"};
+    static constexpr std::string_view kOn[] = {"1", "true", "yes", "on"};
+    auto value = env_string("TACK_CPU_LANES");
+    if (!value) return std::nullopt;
+    std::string v = lowered(trimmed(*value));
+    if (v.empty() || v == "auto") return std::nullopt;
+    if (std::find(std::begin(kOff), std::end(kOff), v) != std::end(kOff)) return false;
+    if (std::find(std::begin(kOn), std::end(kOn), v) != std::end(kOn)) return true;
+    diag::raise(diag::ErrorKind::ValueError, "Unknown TACK_CPU_LANES '" + *value +
+                                                 "'. Accepted values: auto, 0, 1 (or off, on)");
+}
+
 bool env_print_after_all() {
     return env_flag("TACK_PRINT_AFTER_ALL");
 }

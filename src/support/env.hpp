@@ -35,6 +35,12 @@ CpuPolicy env_cpu_policy();
 /// unset or empty. A value that is not a positive finite number throws a ValueError.
 std::optional<double> env_cpu_margin();
 
+/// TACK_CPU_LANES: whole-function SIMD vectorization of CPU kernels. Unset, empty or `auto`:
+/// nullopt (the code generator decides); a boolean flag's off spellings (`0`, `false`, `no`,
+/// `off`): false; `1`, `true`, `yes`, `on`: true (every kernel that qualifies); anything else
+/// throws a ValueError CompileError listing the accepted values.
+std::optional<bool> env_cpu_lanes();
+
 /// TACK_PRINT_AFTER_ALL (boolean flag): the compile driver writes the IR after lowering, shape
 /// specialization and every pass to stderr, as `tackc inspect --print-after-all` does.
 bool env_print_after_all();

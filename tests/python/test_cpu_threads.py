@@ -72,8 +72,9 @@ def worker_ns():
                 total += int(f.read().split()[0])
     return total
 tack.init("cpu", num_threads=2)
-x = tack.field_like(np.linspace(0, 1, 1 << 16, dtype=np.float32))
-y = tack.zeros(tack.f32, 1 << 16)
+# 2^18 elements: a few ms serially even as 16 SIMD lanes (codegen/llvm/lanes.hpp).
+x = tack.field_like(np.linspace(0, 1, 1 << 18, dtype=np.float32))
+y = tack.zeros(tack.f32, 1 << 18)
 idle, fanned = [], []
 for _ in range(12):
     before, fan_outs = worker_ns(), tack._tack._cpu_fan_outs()

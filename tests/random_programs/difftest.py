@@ -2,12 +2,13 @@
 and against its serial Python reference (programs.py); integer fields must be bit-identical,
 float fields within the propagated error bound plus 4 ulp (CONTRACT F4, F5).
 
-    python tests/random_programs/difftest.py --programs 2000 [--seed S] [--batch 10]
+    python tests/random_programs/difftest.py --programs 2000 [--seed S] [--batch 10] [--lanes]
 
 The CPU runs each program as its own kernel; other backends run a batch of programs fused
 into one kernel (one compile per batch: PoCL spends ~0.2 s per compile). A failing program is
 run alone, reduced (statements dropped, expressions shrunk while it still fails the same way)
-and printed with its seed. Exit status 1 when any program failed.
+and printed with its seed. Exit status 1 when any program failed. --lanes runs each program on
+the CPU twice, SIMD lanes forced on and off, and requires bit-identical outputs.
 """
 
 import argparse
@@ -117,6 +118,63 @@ def run_programs(batch, progs, backend, fused):
     return result
 
 
+def program_params(batch, p):
+    return (list(batch.inputs) + list(batch.scalars) + [o[0] for o in p.outputs] +
+            [a[0] for a in p.atomics])
+
+
+def same_bits(t, a, b):
+    """Bit-identical arrays; any NaN matches any NaN (x86 picks a NaN operand's payload by
+    operand order, which instruction selection may commute)."""
+    if not t.is_float:
+        return np.array_equal(a, b)
+    nan = np.isnan(a)
+    return np.array_equal(nan, np.isnan(b)) and np.array_equal(a[~nan].view(np.uint8),
+                                                               b[~nan].view(np.uint8))
+
+
+def lanes_check(batch, progs):
+    """{program name: failure text or ''}: each program on the CPU with SIMD lanes forced on
+    and off (codegen/llvm/lanes.hpp); the outputs must be bit-identical, and the lane run must
+    also match the reference. Float atomics are compared with the reference only: lanes reorder
+    the additions of different atomic statements (both orders are valid, CONTRACT B25)."""
+    try:
+        mod = load(batch.render_module(progs, False))
+    except Exception as e:
+        return {p.name: f"generated source does not load: {e}" for p in progs}
+    runs = {p.name: {} for p in progs}
+    for lanes in (False, True):
+        os.environ["TACK_CPU_LANES"] = "1" if lanes else "0"  # read by each new CPU backend
+        tack.init("cpu")
+        args = make_args(batch, progs)
+        for p in progs:
+            try:
+                getattr(mod, p.name)(*[args[n] for n in program_params(batch, p)])
+            except Exception as e:
+                runs[p.name][lanes] = f"{type(e).__name__}: {e}"
+                continue
+            runs[p.name][lanes] = {n: args[n].to_numpy() for n, _, _ in p.outputs + p.atomics}
+    del os.environ["TACK_CPU_LANES"]
+    result = {}
+    for p in progs:
+        scalar, lanes = runs[p.name][False], runs[p.name][True]
+        if isinstance(scalar, str) or isinstance(lanes, str):
+            result[p.name] = "" if scalar == lanes else f"scalar: {scalar}; lanes: {lanes}"
+            continue
+        want = batch.reference(p)
+        msg = ""
+        for name, t, _ in p.outputs + p.atomics:
+            exact = not (t.is_float and (name, t, _) in p.atomics)
+            if exact and not same_bits(t, scalar[name], lanes[name]):
+                k = int(np.flatnonzero(scalar[name] != lanes[name])[0])
+                msg = f"lanes {name}[{k}] = {lanes[name][k]!r}, scalar {scalar[name][k]!r}"
+            msg = msg or compare(name, t, lanes[name], want[name])
+            if msg:
+                break
+        result[p.name] = msg
+    return result
+
+
 # --- reduction --------------------------------------------------------------------------------
 
 
@@ -191,7 +249,8 @@ def reduce_program(batch, prog, backend, failure_kind, budget_s=120):
 
     def fails(p):
         try:
-            msg = run_programs(batch, [p], backend, fused=False)[p.name]
+            msg = (lanes_check(batch, [p]) if backend == "cpu-lanes" else
+                   run_programs(batch, [p], backend, fused=False))[p.name]
         except Exception:
             return False
         return bool(msg) and msg.split(":")[0].split("[")[0] == failure_kind
@@ -246,13 +305,15 @@ def main():
     ap.add_argument("--batch", type=int, default=10)
     ap.add_argument("--backends", default=None, help="comma list (default: every available)")
     ap.add_argument("--no-reduce", action="store_true")
+    ap.add_argument("--lanes", action="store_true",
+                    help="the CPU only, SIMD lanes forced on against off: bit-identical outputs")
     ap.add_argument("--self-check", action="store_true",
                     help="negative control: a reference that wraps only at the stores and one "
                          "that rounds products up must each disagree with the backends")
     args = ap.parse_args()
     if args.self_check:
         return self_check(args)
-    backends = (args.backends.split(",") if args.backends else
+    backends = (["cpu-lanes"] if args.lanes else args.backends.split(",") if args.backends else
                 [b for b in tack._tack._available_backends() if _usable(b)])
     start = time.time()
     ran = 0
@@ -263,7 +324,8 @@ def main():
         batch = P.Batch(seed, n, FEATURES)
         for backend in backends:
             try:
-                res = run_programs(batch, batch.programs, backend, fused=backend != "cpu")
+                res = (lanes_check(batch, batch.programs) if backend == "cpu-lanes" else
+                       run_programs(batch, batch.programs, backend, fused=backend != "cpu"))
             except Exception:
                 res = {p.name: "harness: " + traceback.format_exc(limit=3)
                        for p in batch.programs}
@@ -284,7 +346,8 @@ def main():
     for seed, backend, prog, msg in failures:
         batch = P.Batch(seed, args.batch, FEATURES)
         prog = next(p for p in batch.programs if p.name == prog.name)
-        alone = run_programs(batch, [prog], backend, fused=False)[prog.name]
+        alone = (lanes_check(batch, [prog]) if backend == "cpu-lanes" else
+                 run_programs(batch, [prog], backend, fused=False))[prog.name]
         kind = (alone or msg).split(":")[0].split("[")[0]
         print(f"\n=== FAIL seed {seed} program {prog.name} on {backend}: {msg}")
         if not alone:
@@ -294,7 +357,9 @@ def main():
             continue
         seen.add((backend, kind))
         small = reduce_program(batch, prog, backend, kind)
-        print(f"--- reduced ({run_programs(batch, [small], backend, False)[small.name]}):")
+        again = (lanes_check(batch, [small]) if backend == "cpu-lanes" else
+                 run_programs(batch, [small], backend, False))
+        print(f"--- reduced ({again[small.name]}):")
         print(batch.render_module([small]))
     return 1 if failures else 0
 

@@ -246,6 +246,8 @@ Value* truthy(Builder& b, Value* v, DType t) {
 Value* cast_value(Builder& b, Value* v, DType from, DType to) {
     if (from == to) return v;
     llvm::Type* ty = llvm_type(b.getContext(), to);
+    if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType()))
+        ty = llvm::VectorType::get(ty, vt->getElementCount());
     if (is_integer(from) && is_integer(to)) {
         return is_signed(from) ? b.CreateSExtOrTrunc(v, ty) : b.CreateZExtOrTrunc(v, ty);
     }
@@ -297,15 +299,33 @@ Value* math_call(Builder& b, ir::MathFn fn, DType t, const std::vector<Value*>& 
 }
 
 Value* trip_count(Builder& b, Value* start, Value* end, Value* step) {
-    Value* zero = b.getInt64(0);
+    Value* zero = int_const(start, 0);
     Value* runs = b.CreateAnd(b.CreateICmpSGT(step, zero), b.CreateICmpSGT(end, start));
     Value* distance = b.CreateSub(end, start);  // exact in u64 when end > start
-    Value* safe_step = b.CreateSelect(runs, step, b.getInt64(1));
+    Value* safe_step = b.CreateSelect(runs, step, int_const(start, 1));
     // ceil(distance / step) without forming distance + step - 1, which could wrap.
     Value* q = b.CreateUDiv(distance, safe_step);
     Value* partial = b.CreateICmpNE(b.CreateURem(distance, safe_step), zero);
-    Value* count = b.CreateAdd(q, b.CreateZExt(partial, b.getInt64Ty()));
+    Value* count = b.CreateAdd(q, b.CreateZExt(partial, start->getType()));
     return b.CreateSelect(runs, count, zero);
+}
+
+bool math_calls_libm(ir::MathFn fn, DType t) {
+    return is_float(t) && kMath[static_cast<int>(fn)].intrinsic == Intrinsic::not_intrinsic;
+}
+
+llvm::AtomicRMWInst::BinOp atomic_binop(ir::AtomicOp op, DType t) {
+    using Op = llvm::AtomicRMWInst::BinOp;
+    struct Spelling {
+        Op on_signed, on_unsigned, on_float;
+    };
+    static const Spelling kAtomic[] = {
+        {Op::Add, Op::Add, Op::FAdd},   // AtomicOp::Add (integers wrap)
+        {Op::Min, Op::UMin, Op::FMin},  // AtomicOp::Min
+        {Op::Max, Op::UMax, Op::FMax},  // AtomicOp::Max
+    };
+    const Spelling& sp = kAtomic[static_cast<int>(op)];
+    return is_float(t) ? sp.on_float : is_signed(t) ? sp.on_signed : sp.on_unsigned;
 }
 
 }  // namespace tack::codegen::llvm_cpu::detail

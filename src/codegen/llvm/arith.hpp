@@ -1,7 +1,9 @@
 #pragma once
 // Scalar operations of the IR SEMANTICS block (ir.hpp) as LLVM IR. Every helper is UB-free for
 // every input: no nsw/nuw, no division by zero or MIN / -1, shift counts masked, saturating
-// float->int conversion, no fast-math flags.
+// float->int conversion, no fast-math flags. The helpers also take <N x T> operands (the lane
+// emitter, lanes.cpp), lane by lane, except integer pow with a vector exponent and math_call()
+// of a libm function.
 
 #include <vector>
 
@@ -34,5 +36,12 @@ llvm::Value* math_call(Builder& b, ir::MathFn fn, DType t, const std::vector<llv
 /// Iterations of `for v = start; v < end; v += step` (i64 operands) as u64, without overflow;
 /// 0 when end <= start or step <= 0.
 llvm::Value* trip_count(Builder& b, llvm::Value* start, llvm::Value* end, llvm::Value* step);
+
+/// Whether math_call() calls a libm function for `fn` on `t` (scalar operands only) rather
+/// than an intrinsic (which also takes vectors).
+bool math_calls_libm(ir::MathFn fn, DType t);
+
+/// The atomicrmw operation of an IR atomic on elements of type `t`.
+llvm::AtomicRMWInst::BinOp atomic_binop(ir::AtomicOp op, DType t);
 
 }  // namespace tack::codegen::llvm_cpu::detail

@@ -41,6 +41,14 @@ void FunctionEmitter::set_var(const ir::Var& v, Value* value) {
     b_.CreateStore(value, var_slot(v));
 }
 
+Value* FunctionEmitter::get_var(const ir::Var& v) {
+    return b_.CreateLoad(llvm_type(context(), v.type), var_slot(v), v.name);
+}
+
+llvm::AllocaInst* FunctionEmitter::entry_alloca(llvm::Type* type, const std::string& name) {
+    return alloca_b_.CreateAlloca(type, nullptr, name);
+}
+
 // Parameters are found by index (passes may rebuild Buffer objects); locals by identity.
 void FunctionEmitter::bind_buffer(const ir::Buffer& buffer, Value* base) {
     if (buffer.kind != ir::BufferKind::Param) {
@@ -112,7 +120,7 @@ Value* FunctionEmitter::visit(const ir::FloatImm* e) {
 }
 
 Value* FunctionEmitter::visit(const ir::VarRef* e) {
-    return b_.CreateLoad(llvm_type(context(), e->type), var_slot(*e->var), e->var->name);
+    return get_var(*e->var);
 }
 
 Value* FunctionEmitter::visit(const ir::ArrayDim* e) {

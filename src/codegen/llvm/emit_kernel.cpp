@@ -5,6 +5,7 @@
 //   internal  void tack_ntkernel_<enc>(...)       the kernel with streaming stores, noinline
 //   exported  void tack_ntentry_<enc>(ptr slots, i64 loop_start, i64 loop_end)
 //                                         (only with a streaming_store(), see streaming.cpp)
+// The kernel's per-iteration loop is the lane loop of lanes.hpp when the kernel qualifies.
 // The kernel runs the prologue, then the flattened parallel iterations t in [start, end):
 // t decomposes row-major (last dimension fastest) into per-dimension indices.
 
@@ -15,6 +16,7 @@
 
 #include "codegen/llvm/emitter.hpp"
 #include "codegen/llvm/internal.hpp"
+#include "codegen/llvm/lanes.hpp"
 #include "diag/diagnostic.hpp"
 
 namespace tack::codegen::llvm_cpu::detail {
@@ -124,7 +126,7 @@ void set_dim_var(FunctionEmitter& em, const ir::LoopDim& dim, Value* start, Valu
 /// the innermost loop, which is a plain counted loop the vectorizer can take) and runs the
 /// last dimension from t's index to the row's end or t_end, whichever comes first.
 void emit_rows(FunctionEmitter& em, const ir::Kernel& k, const ParallelDims& p, Value* t_start,
-               Value* t_end) {
+               Value* t_end, LaneEmitter* lanes) {
     Builder& b = em.builder();
     size_t last = k.dims.size() - 1;
     llvm::BasicBlock* pre = b.GetInsertBlock();
@@ -148,19 +150,26 @@ void emit_rows(FunctionEmitter& em, const ir::Kernel& k, const ParallelDims& p, 
     }
     Value* len = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateSub(p.counts[last], column),
                                          b.CreateSub(t_end, t));
-    emit_iterations(em, k.body, column, b.CreateAdd(column, len), [&](Value* j) {
-        set_dim_var(em, k.dims[last], p.starts[last], p.steps[last], j);
-    });
+    if (lanes) {
+        lanes->emit_iterations(column, b.CreateAdd(column, len), p.starts[last], p.steps[last]);
+    } else {
+        emit_iterations(em, k.body, column, b.CreateAdd(column, len), [&](Value* j) {
+            set_dim_var(em, k.dims[last], p.starts[last], p.steps[last], j);
+        });
+    }
     t->addIncoming(t_start, pre);
     t->addIncoming(b.CreateAdd(t, len), b.GetInsertBlock());
     b.CreateBr(head);
     b.SetInsertPoint(exit);
 }
 
-/// The parallel loop over the flattened t in [t_start, t_end), row-major, last dim fastest.
-void emit_parallel_loop(FunctionEmitter& em, const ir::Kernel& k, Value* t_start, Value* t_end) {
+/// The parallel loop over the flattened t in [t_start, t_end), row-major, last dim fastest;
+/// with `lanes`, its innermost loop runs W iterations at a time.
+void emit_parallel_loop(FunctionEmitter& em, const ir::Kernel& k, Value* t_start, Value* t_end,
+                        LaneEmitter* lanes) {
     ParallelDims p = evaluate_dims(em, k);
-    if (k.dims.size() >= 2) return emit_rows(em, k, p, t_start, t_end);
+    if (k.dims.size() >= 2) return emit_rows(em, k, p, t_start, t_end, lanes);
+    if (lanes) return lanes->emit_iterations(t_start, t_end, p.starts[0], p.steps[0]);
     emit_iterations(em, k.body, t_start, t_end, [&](Value* t) {
         if (!k.dims.empty()) set_dim_var(em, k.dims[0], p.starts[0], p.steps[0], t);
     });
@@ -195,7 +204,12 @@ llvm::Function* emit_kernel_function(llvm::Module& m, const ir::Kernel& k,
     FunctionEmitter em(fn, k);
     bind_params(em, k, args);
     em.emit(k.prologue);
-    emit_parallel_loop(em, k, args[k.params.size()], args[k.params.size() + 1]);
+    // The streaming copy stays scalar: streaming.cpp's alignment argument is about the loop
+    // vectorizer's stores.
+    LanePlan plan = inline_always ? plan_lanes(k, opts.lanes, host_vector_bytes()) : LanePlan{};
+    std::unique_ptr<LaneEmitter> lanes;
+    if (plan.width) lanes = std::make_unique<LaneEmitter>(em, k, plan);
+    emit_parallel_loop(em, k, args[k.params.size()], args[k.params.size() + 1], lanes.get());
     em.builder().CreateRetVoid();
     em.finish();
     return fn;

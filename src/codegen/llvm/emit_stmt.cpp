@@ -33,21 +33,10 @@ void FunctionEmitter::visit(const ir::Store* s) {
 }
 
 void FunctionEmitter::visit(const ir::Atomic* s) {
-    using Op = llvm::AtomicRMWInst::BinOp;
-    struct Spelling {
-        Op on_signed, on_unsigned, on_float;
-    };
-    static const Spelling kAtomic[] = {
-        {Op::Add, Op::Add, Op::FAdd},   // AtomicOp::Add (integers wrap)
-        {Op::Min, Op::UMin, Op::FMin},  // AtomicOp::Min
-        {Op::Max, Op::UMax, Op::FMax},  // AtomicOp::Max
-    };
     DType t = s->buffer->elem;
-    const Spelling& sp = kAtomic[static_cast<int>(s->op)];
-    Op op = is_float(t) ? sp.on_float : is_signed(t) ? sp.on_signed : sp.on_unsigned;
     Value* ptr = element_ptr(*s->buffer, *s->index);
     Value* v = emit(*s->value);
-    Value* old = b_.CreateAtomicRMW(op, ptr, v, llvm::MaybeAlign(size_bytes(t)),
+    Value* old = b_.CreateAtomicRMW(atomic_binop(s->op, t), ptr, v, llvm::MaybeAlign(size_bytes(t)),
                                     llvm::AtomicOrdering::Monotonic);
     if (s->result) set_var(*s->result, old);
 }

@@ -6,6 +6,7 @@
 // the stack. Break/Continue jump to the innermost loop's targets; code after a jump goes into an
 // unreachable block that the optimizer deletes.
 
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -38,6 +39,15 @@ class FunctionEmitter {
     llvm::Value* emit_condition(const ir::Expr& e);
 
     void finish();
+
+    // For the lane emitter (lanes.cpp), which reuses this one for uniform values.
+    /// The variable's current scalar value.
+    llvm::Value* get_var(const ir::Var& v);
+    /// An uninitialized alloca in the function's first block.
+    llvm::AllocaInst* entry_alloca(llvm::Type* type, const std::string& name);
+    llvm::GlobalVariable* table_global(const ir::Table& t);
+    llvm::Value* buffer_base(const ir::Buffer& buffer) const;
+    llvm::Align access_align(const ir::Buffer& buffer) const;
 
   private:
     // Expressions (emit_expr.cpp).
@@ -72,10 +82,7 @@ class FunctionEmitter {
     void visit(const ir::BlockReduce* s);
 
     llvm::AllocaInst* var_slot(const ir::Var& v);
-    llvm::GlobalVariable* table_global(const ir::Table& t);
-    llvm::Value* buffer_base(const ir::Buffer& buffer) const;
     llvm::Value* element_ptr(const ir::Buffer& buffer, const ir::Expr& index);
-    llvm::Align access_align(const ir::Buffer& buffer) const;
     llvm::Value* printf_format(const ir::Print& s, std::vector<llvm::Value*>& args);
     /// Branches to `target` and continues in a block nothing reaches.
     void jump(llvm::BasicBlock* target);

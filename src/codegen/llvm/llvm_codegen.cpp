@@ -8,6 +8,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/llvm/internal.hpp"
+#include "codegen/llvm/lanes.hpp"
 #include "diag/diagnostic.hpp"
 
 namespace tack::codegen::llvm_cpu {
@@ -31,6 +32,11 @@ std::unique_ptr<llvm::Module> build_verified(llvm::LLVMContext& ctx, const ir::K
 
 }  // namespace
 
+std::string lanes_summary(const ir::Kernel& k, const CpuCodegenOptions& opts) {
+    detail::LanePlan plan = detail::plan_lanes(k, opts.lanes, detail::host_vector_bytes());
+    return (plan.width ? "lanes: " : "lanes: none: ") + plan.reason;
+}
+
 std::string emit_llvm_ir(const ir::Kernel& k, const CpuCodegenOptions& opts, bool optimized) {
     llvm::LLVMContext ctx;
     auto m = build_verified(ctx, k, opts);
@@ -38,7 +44,7 @@ std::string emit_llvm_ir(const ir::Kernel& k, const CpuCodegenOptions& opts, boo
         detail::optimize_module(*m);
         detail::finish_streaming_stores(*m, k);
     }
-    std::string text;
+    std::string text = "; " + lanes_summary(k, opts) + "\n";
     llvm::raw_string_ostream os(text);
     m->print(os, nullptr);
     return text;

@@ -19,9 +19,20 @@
 
 namespace tack::codegen::llvm_cpu {
 
+/// Whole-function vectorization of the parallel loop (lanes.hpp). Auto: kernels whose body
+/// qualifies and has a sequential loop (bodies without one are left to LLVM's loop
+/// vectorizer); On: every kernel whose body qualifies (tests, the differential tester); Off:
+/// the scalar loop only.
+enum class Lanes { Auto, Off, On };
+
 struct CpuCodegenOptions {
     bool noalias = false;  // the disjoint-arrays variant (CONTRACT D7)
+    Lanes lanes = Lanes::Auto;
 };
+
+/// One line saying whether the variant runs its parallel loop as SIMD lanes, with the width,
+/// or why not (the kernel's statement or expression that keeps the scalar loop).
+std::string lanes_summary(const ir::Kernel& k, const CpuCodegenOptions& opts);
 
 /// A write-only output the variant can stream past the caches (see streaming.cpp): parameter
 /// `param`, one element of `elem_bytes` stored per iteration. The object then has a second entry

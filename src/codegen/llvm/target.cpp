@@ -99,8 +99,9 @@ class TargetMachineLease {
 // Everything but the data layout: reading it needs a TargetMachine (~0.3 ms), which loading a
 // cached object and keying the disk cache never need.
 // Bumped whenever the generated code changes for the same IR, so the disk cache does not hand
-// out objects of an older generator: 2 = field accesses claim align 1 (E14), streaming entries.
-constexpr int kCodegenRevision = 2;
+// out objects of an older generator: 2 = field accesses claim align 1 (E14), streaming entries;
+// 3 = SIMD lanes (lanes.hpp).
+constexpr int kCodegenRevision = 3;
 
 HostTarget detect_host_identity() {
     HostTarget h;

@@ -10,6 +10,7 @@
 #include "runtime/cpu/cost_model.hpp"
 #include "runtime/cpu/cpu_info.hpp"
 #include "runtime/errors.hpp"
+#include "support/env.hpp"
 
 namespace tack::runtime::cpu {
 
@@ -76,9 +77,10 @@ void run_host_range(void* ctx, int64_t start, int64_t end) {
 
 class CpuBackend final : public Backend {
   public:
-    explicit CpuBackend(std::optional<int> num_threads)
-        : executor_(translate_compile_errors(
-              [&] { return CpuExecutor::from_environment(num_threads); })) {
+    CpuBackend(std::optional<int> num_threads, llvm_cpu::Lanes lanes)
+        : executor_(
+              translate_compile_errors([&] { return CpuExecutor::from_environment(num_threads); })),
+          lanes_(lanes) {
         llvm_cpu::LoadedObject::prepare();
     }
 
@@ -111,7 +113,8 @@ class CpuBackend final : public Backend {
 
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
                                                  const VariantOptions& options) override {
-        auto object = llvm_cpu::compile_to_object(kernel, {.noalias = options.noalias});
+        auto object =
+            llvm_cpu::compile_to_object(kernel, {.noalias = options.noalias, .lanes = lanes_});
         return load(std::move(object), kernel);
     }
 
@@ -127,8 +130,10 @@ class CpuBackend final : public Backend {
         v.result()(slots, out);
     }
 
+    // A forced lanes setting compiles other code for the same kernel.
     std::optional<std::string> cache_target() const override {
-        return llvm_cpu::host_target_fingerprint();
+        static constexpr const char* kSuffix[] = {"", ";lanes off", ";lanes on"};
+        return llvm_cpu::host_target_fingerprint() + kSuffix[static_cast<int>(lanes_)];
     }
     std::vector<uint8_t> variant_artifact(const Variant& variant) const override {
         return static_cast<const CpuVariant&>(variant).object();
@@ -157,6 +162,7 @@ class CpuBackend final : public Backend {
     }
 
     std::unique_ptr<CpuExecutor> executor_;
+    llvm_cpu::Lanes lanes_;
 };
 
 std::optional<int> num_threads_option(const DeviceOptions& options) {
@@ -168,14 +174,22 @@ std::optional<int> num_threads_option(const DeviceOptions& options) {
         std::clamp<std::int64_t>(*v, 1, INT32_MAX));  // capped by resolve_thread_count
 }
 
+// TACK_CPU_LANES is read at each backend construction, like TACK_CPU_THREADS: a test can set
+// it and init a fresh backend.
 std::shared_ptr<Backend> create(const DeviceOptions& options) {
-    return std::make_shared<CpuBackend>(num_threads_option(options));
+    return std::make_shared<CpuBackend>(num_threads_option(options), lanes_from_environment());
 }
 
 }  // namespace
 
 const BackendEntry& backend_entry() {
     return kEntry;
+}
+
+codegen::llvm_cpu::Lanes lanes_from_environment() {
+    std::optional<bool> lanes = translate_compile_errors([] { return support::env_cpu_lanes(); });
+    if (!lanes) return llvm_cpu::Lanes::Auto;
+    return *lanes ? llvm_cpu::Lanes::On : llvm_cpu::Lanes::Off;
 }
 
 }  // namespace tack::runtime::cpu

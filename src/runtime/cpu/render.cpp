@@ -4,7 +4,8 @@
 namespace tack::runtime::cpu {
 
 std::string render_llvm_ir(const ir::Kernel& kernel, bool noalias, bool optimized) {
-    return codegen::llvm_cpu::emit_llvm_ir(kernel, {.noalias = noalias}, optimized);
+    return codegen::llvm_cpu::emit_llvm_ir(
+        kernel, {.noalias = noalias, .lanes = lanes_from_environment()}, optimized);
 }
 
 }  // namespace tack::runtime::cpu

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "ir/ir.hpp"
+#include "support/env.hpp"
 
 namespace tack::test {
 
@@ -126,10 +128,19 @@ struct Compiled {
     }
 };
 
+/// TACK_CPU_LANES as the code generator's setting: ctest runs these tests a second time with
+/// TACK_CPU_LANES=1, so every kernel that qualifies also runs as SIMD lanes.
+inline cpu::Lanes lanes_from_environment() {
+    std::optional<bool> on = support::env_cpu_lanes();
+    if (!on) return cpu::Lanes::Auto;
+    return *on ? cpu::Lanes::On : cpu::Lanes::Off;
+}
+
 inline Compiled compile(const Kernel& k, bool noalias = false) {
     Compiled c;
     cpu::CpuCodegenOptions opts;
     opts.noalias = noalias;
+    opts.lanes = lanes_from_environment();
     c.object = cpu::LoadedObject::load(cpu::compile_to_object(k, opts));
     c.entry = c.object->entry(k.name);
     c.result = c.object->result(k.name);
