@@ -179,6 +179,7 @@ class LaneEmitter::Impl {
     Value* lanes(const ir::Select* e, Value* m);
     Value* lanes(const ir::Load* e, Value* m);
     Value* lanes(const ir::TableLoad* e, Value* m);
+    Value* lanes(const ir::TexSample* e, Value* m);
     Value* lanes(const ir::Call* e, Value* m);
     Value* int_pow(Value* x, Value* e);
     /// Runs body(lane) (an i64) for each lane in `m`, in lane order, and returns `init` with
@@ -404,6 +405,12 @@ Value* LaneEmitter::Impl::lanes(const ir::Load* e, Value* m) {
             return b_.CreateMaskedGather(ty, a.ptr, align, m, zero);
     }
     throw diag::InternalError("internal error: LLVM lanes: corrupt address kind");
+}
+
+Value* LaneEmitter::Impl::lanes(const ir::TexSample* e, Value*) {
+    // As the scalar path: driver::specialize expands every sample for the CPU.
+    throw diag::InternalError("internal error: LLVM lanes: texture sample of '" +
+                              e->texture->name + "' was not expanded (passes::lower_textures)");
 }
 
 Value* LaneEmitter::Impl::lanes(const ir::TableLoad* e, Value* m) {

@@ -31,6 +31,7 @@ const char* const kExprRefusal[] = {
     nullptr, nullptr, nullptr, nullptr,          // Cast Unary Binary Compare
     nullptr, nullptr, nullptr, nullptr, nullptr, // Logical Select Load TableLoad Call
     "thread_id() (workgroup kernels)",          // ThreadId
+    "an unexpanded texture sample",             // TexSample (lower_textures expands them first)
 };
 const char* const kStmtRefusal[] = {
     nullptr, nullptr, nullptr,                   // Assign Store Atomic (lane by lane)
@@ -41,7 +42,7 @@ const char* const kStmtRefusal[] = {
     "a block reduction (workgroup kernels)",
 };
 // clang-format on
-static_assert(std::size(kExprRefusal) == static_cast<size_t>(ir::ExprKind::ThreadId) + 1);
+static_assert(std::size(kExprRefusal) == static_cast<size_t>(ir::ExprKind::TexSample) + 1);
 static_assert(std::size(kStmtRefusal) == static_cast<size_t>(ir::StmtKind::BlockReduce) + 1);
 
 // Auto takes a loop with lane gathers only when it does this much lane arithmetic per gather.
@@ -217,6 +218,7 @@ class Analysis {
     Shape shape(const ir::VarRef* n) { return var(*n->var); }
     Shape shape(const ir::ArrayDim*) { return Shape::uniform(); }
     Shape shape(const ir::ThreadId*) { return Shape::varying(); }
+    Shape shape(const ir::TexSample*) { return Shape::varying(); }
     Shape shape(const ir::Cast* n) { return all_uniform({expr(*n->value)}); }
     Shape shape(const ir::Unary* n) {
         Shape a = expr(*n->a);
