@@ -409,8 +409,8 @@ Value* LaneEmitter::Impl::lanes(const ir::Load* e, Value* m) {
 
 Value* LaneEmitter::Impl::lanes(const ir::TexSample* e, Value*) {
     // As the scalar path: driver::specialize expands every sample for the CPU.
-    throw diag::InternalError("internal error: LLVM lanes: texture sample of '" +
-                              e->texture->name + "' was not expanded (passes::lower_textures)");
+    throw diag::InternalError("internal error: LLVM lanes: texture sample of '" + e->texture->name +
+                              "' was not expanded (passes::lower_textures)");
 }
 
 Value* LaneEmitter::Impl::lanes(const ir::TableLoad* e, Value* m) {
