@@ -1,6 +1,9 @@
 """Prefix scans: exclusive_scan and inclusive_scan (CONTRACT C33).
 
-A two-pass chunked scan, every pass a Tack kernel: each chunk's total (one serial run per
+Where the backend has a native scan (the CPU backend: a single-pass, cache-blocked parallel
+scan in the C++ runtime, src/runtime/cpu/algorithms.hpp, which reads the input once where the
+kernels below read it twice), that runs; its float results match np.cumsum bit for bit up to
+32768 elements. Elsewhere (OpenCL, the GPUs), a two-pass chunked scan, every pass a Tack kernel: each chunk's total (one serial run per
 chunk, chunks in parallel), an exclusive scan of the chunk totals (the same scheme again,
 serial once the totals fit one chunk), then each chunk rescans its elements from its offset.
 The scan runs in the output's dtype: when the input's dtype differs, the input is first copied
@@ -79,6 +82,9 @@ def _run(name, src, dst, n, inclusive):
     if src.dtype != dst.dtype:
         _copy(src, dst, n)
         src = dst
+    native = tack._tack._scan_array(src, dst, n, inclusive)
+    if native is not None:
+        return native
     total = _common.scratch.get("scan-total-0", dst.dtype, 1)
     _scan(src, dst, n, inclusive, total)
     return _host_total(total, dst.dtype)

@@ -1,0 +1,363 @@
+#include "runtime/cpu/algorithms.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "runtime/cpu/cpu_info.hpp"
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+namespace tack::runtime::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a thread waits for a predecessor's block total before summing that block itself:
+// about what summing it costs (128 KiB from memory), so a late predecessor costs at most twice
+// that, and a descheduled one never stalls the scan.
+constexpr auto kWaitBudget = std::chrono::microseconds(20);
+// Fewer blocks run on the calling thread: a fan-out costs 5-50 us, a block about 10 us.
+constexpr int64_t kMinParallelBlocks = 4;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// The arithmetic of a scan in T: unsigned for integers, so sums wrap at T's width instead of
+// overflowing (the bits are the same as two's-complement wrapping).
+template <class T>
+struct ArithOf {
+    using Type = T;
+};
+template <class T>
+    requires std::is_integral_v<T>
+struct ArithOf<T> {
+    using Type = std::make_unsigned_t<T>;
+};
+template <class T>
+using Arith = typename ArithOf<T>::Type;
+
+template <class A>
+uint64_t bits_of(A v) {
+    if constexpr (std::is_integral_v<A>) {
+        return static_cast<uint64_t>(v);
+    } else if constexpr (sizeof(A) == 4) {
+        uint32_t b;
+        std::memcpy(&b, &v, sizeof b);
+        return b;
+    } else {
+        uint64_t b;
+        std::memcpy(&b, &v, sizeof b);
+        return b;
+    }
+}
+
+template <class A>
+A value_of(uint64_t bits) {
+    if constexpr (std::is_integral_v<A>) {
+        return static_cast<A>(bits);
+    } else if constexpr (sizeof(A) == 4) {
+        auto b = static_cast<uint32_t>(bits);
+        A v;
+        std::memcpy(&v, &b, sizeof v);
+        return v;
+    } else {
+        A v;
+        std::memcpy(&v, &bits, sizeof v);
+        return v;
+    }
+}
+
+/// x[0] + ... + x[n-1] in 16 lanes (element i into lane i mod 16), the lanes then added
+/// pairwise: one fixed order, so a float block's total never depends on who computes it.
+template <class A>
+A block_sum(const A* x, int64_t n) {
+    constexpr int kLanes = 16;
+    A lanes[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (int l = 0; l < kLanes; ++l)
+            lanes[l] += x[i + l];
+    }
+    for (int l = 0; i < n; ++i, ++l)
+        lanes[l] += x[i];
+    for (int w = kLanes / 2; w > 0; w /= 2) {
+        for (int l = 0; l < w; ++l)
+            lanes[l] += lanes[l + w];
+    }
+    return lanes[0];
+}
+
+// --- integer block scans: 16-byte vectors (SSE2 on x86-64, NEON on AArch64) -------------------
+//
+// A vector of L lanes is scanned in log2(L) shift-and-add steps, then offset by the running
+// value; the serial recurrence would be one dependent add per element. Wrapping arithmetic makes
+// every order give the same integers.
+
+template <class A>
+struct Vec16 {
+    typedef A Type __attribute__((vector_size(16)));
+    static constexpr int kLanes = 16 / sizeof(A);
+};
+
+// v shifted up by S lanes, zeros shifted in.
+template <class V, int L, int S, std::size_t... I>
+V shift_up(V v, std::index_sequence<I...>) {
+    return __builtin_shufflevector(V{}, v, (I >= S ? L + static_cast<int>(I) - S : 0)...);
+}
+
+template <class V, int L, std::size_t... I>
+V splat_last(V v, std::index_sequence<I...>) {
+    return __builtin_shufflevector(v, v, (static_cast<int>(I) * 0 + L - 1)...);
+}
+
+template <class V, int L>
+V vector_prefix(V v) {
+    constexpr auto lanes = std::make_index_sequence<L>{};
+    if constexpr (L >= 2) v += shift_up<V, L, 1>(v, lanes);
+    if constexpr (L >= 4) v += shift_up<V, L, 2>(v, lanes);
+    if constexpr (L >= 8) v += shift_up<V, L, 4>(v, lanes);
+    if constexpr (L >= 16) v += shift_up<V, L, 8>(v, lanes);
+    return v;
+}
+
+template <class V>
+void store16(void* dst, V v, bool stream) {
+#if defined(__x86_64__)
+    if (stream) {
+        __m128i m;
+        std::memcpy(&m, &v, sizeof m);
+        _mm_stream_si128(static_cast<__m128i*>(dst), m);
+        return;
+    }
+#endif
+    std::memcpy(dst, &v, sizeof v);
+}
+
+/// Scans n integers from `run`; returns the running value after the last. With `stream`, the
+/// stores bypass the caches (the caller fences).
+template <class A>
+A scan_integers(const A* src, A* dst, int64_t n, A run, bool inclusive, bool stream) {
+    using V = typename Vec16<A>::Type;
+    constexpr int L = Vec16<A>::kLanes;
+    int64_t i = 0;
+    // Scalar up to a 16-byte boundary of dst (streaming stores need it; an element-misaligned
+    // dst never reaches one and is scanned here whole).
+    for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) % 16 != 0); ++i) {
+        A x = src[i];
+        run += x;
+        dst[i] = inclusive ? run : A(run - x);
+    }
+    V carry = V{} + run;
+    for (; i + L <= n; i += L) {
+        V x;
+        std::memcpy(&x, src + i, sizeof x);
+        V incl = vector_prefix<V, L>(x) + carry;
+        store16(dst + i, inclusive ? incl : V(incl - x), stream);
+        carry = splat_last<V, L>(incl, std::make_index_sequence<L>{});
+    }
+    run = carry[0];
+    for (; i < n; ++i) {
+        A x = src[i];
+        run += x;
+        dst[i] = inclusive ? run : A(run - x);
+    }
+    return run;
+}
+
+/// Floats: the left-to-right recurrence. The first element of an inclusive scan starts the
+/// recurrence itself (`first`), as np.cumsum does: 0.0 + -0.0 would be +0.0.
+template <class A>
+A scan_floats(const A* src, A* dst, int64_t n, A run, bool inclusive, bool first) {
+    int64_t i = 0;
+    if (inclusive) {
+        if (first && n > 0) {
+            run = src[0];
+            dst[0] = run;
+            i = 1;
+        }
+        for (; i < n; ++i) {
+            run = run + src[i];
+            dst[i] = run;
+        }
+    } else {
+        for (; i < n; ++i) {
+            A x = src[i];
+            dst[i] = run;
+            run = run + x;
+        }
+    }
+    return run;
+}
+
+// One block's shared state, a cache line each (threads on neighbouring blocks write them).
+struct alignas(64) BlockState {
+    std::atomic<uint32_t> ready{0};
+    std::atomic<uint64_t> total{0};   // the block's block_sum, once kTotal is set
+    std::atomic<uint64_t> prefix{0};  // the sum of all earlier blocks, once kPrefix is set
+};
+constexpr uint32_t kTotal = 1;
+constexpr uint32_t kPrefix = 2;
+
+template <class T>
+class BlockScan {
+  public:
+    using A = Arith<T>;
+
+    BlockScan(const void* src, void* dst, int64_t n, bool inclusive, bool stream)
+        : src_(static_cast<const A*>(src)),
+          dst_(static_cast<A*>(dst)),
+          n_(n),
+          blocks_((n + kScanBlock - 1) / kScanBlock),
+          inclusive_(inclusive),
+          stream_(stream),
+          states_(std::make_unique<BlockState[]>(static_cast<size_t>(blocks_))) {}
+
+    int64_t blocks() const { return blocks_; }
+    A result() const { return value_of<A>(result_.load(std::memory_order_acquire)); }
+
+    /// Claims blocks in order until none is left.
+    void run() {
+        for (;;) {
+            int64_t b = next_.fetch_add(1, std::memory_order_relaxed);
+            if (b >= blocks_) break;
+            A total = total_of(b, /*claimed=*/true);
+            A prefix = prefix_of(b);
+            if (b + 1 < blocks_) publish_prefix(b + 1, A(prefix + total));
+            scan(b, prefix);
+        }
+#if defined(__x86_64__)
+        if (stream_) _mm_sfence();  // streaming stores are weakly ordered: drain before return
+#endif
+    }
+
+  private:
+    int64_t begin(int64_t b) const { return b * kScanBlock; }
+    int64_t length(int64_t b) const { return std::min(kScanBlock, n_ - begin(b)); }
+
+    A compute_total(int64_t b) {
+        A t = block_sum(src_ + begin(b), length(b));
+        states_[b].total.store(bits_of(t), std::memory_order_relaxed);
+        states_[b].ready.fetch_or(kTotal, std::memory_order_release);
+        return t;
+    }
+
+    /// Block b's total: already published, published within kWaitBudget, or computed here (a
+    /// claimed block computes its own unless a successor already did).
+    A total_of(int64_t b, bool claimed) {
+        BlockState& s = states_[b];
+        if (s.ready.load(std::memory_order_acquire) & kTotal) {
+            return value_of<A>(s.total.load(std::memory_order_relaxed));
+        }
+        if (claimed) return compute_total(b);
+        auto deadline = Clock::now() + kWaitBudget;
+        for (int spin = 1; !(s.ready.load(std::memory_order_acquire) & kTotal); ++spin) {
+            cpu_relax();
+            if (spin % 64 == 0 && Clock::now() > deadline) return compute_total(b);
+        }
+        return value_of<A>(s.total.load(std::memory_order_relaxed));
+    }
+
+    void publish_prefix(int64_t b, A prefix) {
+        states_[b].prefix.store(bits_of(prefix), std::memory_order_relaxed);
+        states_[b].ready.fetch_or(kPrefix, std::memory_order_release);
+    }
+
+    /// The sum of blocks 0..b-1: the nearest published prefix, then the totals after it, each
+    /// step's prefix published on the way (every thread that forms one forms the same value).
+    A prefix_of(int64_t b) {
+        int64_t k = b;
+        while (k > 0 && !(states_[k].ready.load(std::memory_order_acquire) & kPrefix))
+            --k;
+        A value = k == 0 ? A{} : value_of<A>(states_[k].prefix.load(std::memory_order_relaxed));
+        for (int64_t j = k; j < b; ++j) {
+            value = A(value + total_of(j, false));
+            publish_prefix(j + 1, value);
+        }
+        return value;
+    }
+
+    void scan(int64_t b, A prefix) {
+        const A* s = src_ + begin(b);
+        A* d = dst_ + begin(b);
+        A end;
+        if constexpr (std::is_floating_point_v<A>) {
+            end = scan_floats(s, d, length(b), prefix, inclusive_, b == 0);
+        } else {
+            end = scan_integers(s, d, length(b), prefix, inclusive_, stream_);
+        }
+        if (b == blocks_ - 1) result_.store(bits_of(end), std::memory_order_release);
+    }
+
+    const A* src_;
+    A* dst_;
+    int64_t n_;
+    int64_t blocks_;
+    bool inclusive_;
+    bool stream_;
+    std::unique_ptr<BlockState[]> states_;
+    std::atomic<int64_t> next_{0};
+    std::atomic<uint64_t> result_{0};
+};
+
+template <class T>
+uint64_t scan_typed(const void* src, void* dst, int64_t n, bool inclusive,
+                    const HostParallelism& par) {
+    using A = Arith<T>;
+    if (n <= 0) return 0;
+    // Streaming stores pay off once the output is larger than the last-level cache (as for the
+    // kernels' streaming variant); they need element-aligned storage.
+    const bool stream = n * static_cast<int64_t>(sizeof(T)) >= last_level_cache_bytes() &&
+                        reinterpret_cast<uintptr_t>(dst) % sizeof(T) == 0;
+    const int64_t blocks = (n + kScanBlock - 1) / kScanBlock;
+    const bool parallel = par.run && par.threads >= 2 && blocks >= kMinParallelBlocks;
+    if constexpr (std::is_integral_v<A>) {
+        // Integers are exact in any order: one thread scans straight through.
+        if (!parallel) {
+            A end = scan_integers(static_cast<const A*>(src), static_cast<A*>(dst), n, A{},
+                                  inclusive, stream);
+#if defined(__x86_64__)
+            if (stream) _mm_sfence();
+#endif
+            return bits_of(end);
+        }
+    }
+    BlockScan<T> job(src, dst, n, inclusive, stream);
+    if (parallel) {
+        auto task = [](void* ctx, int) { static_cast<BlockScan<T>*>(ctx)->run(); };
+        par.run(static_cast<int>(std::min<int64_t>(par.threads, blocks)), task, &job);
+    } else {
+        job.run();
+    }
+    return bits_of(job.result());
+}
+
+using ScanFn = uint64_t (*)(const void*, void*, int64_t, bool, const HostParallelism&);
+
+// Indexed by DType (i8, u8, i16, u16, i32, u32, i64, u64, f32, f64).
+constexpr ScanFn kScans[] = {
+    &scan_typed<int8_t>,  &scan_typed<uint8_t>,  &scan_typed<int16_t>, &scan_typed<uint16_t>,
+    &scan_typed<int32_t>, &scan_typed<uint32_t>, &scan_typed<int64_t>, &scan_typed<uint64_t>,
+    &scan_typed<float>,   &scan_typed<double>,
+};
+static_assert(std::size(kScans) == 10);
+
+}  // namespace
+
+uint64_t scan_elements(DType dtype, const void* src, void* dst, int64_t n, bool inclusive,
+                       const HostParallelism& par) {
+    return kScans[static_cast<size_t>(dtype)](src, dst, n, inclusive, par);
+}
+
+}  // namespace tack::runtime::cpu
