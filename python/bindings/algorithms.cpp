@@ -2,6 +2,7 @@
 // first and runs its Tack kernels where the backend answers None.
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/registry.hpp"
 
 namespace tack::python {
 
@@ -42,6 +43,9 @@ nb::object scan_array(const Field& src, const Field& dst, int64_t n, bool inclus
 void init_algorithms(nb::module_& m) {
     m.def("_scan_array", &scan_array, nb::arg("src"), nb::arg("dst"), nb::arg("n"),
           nb::arg("inclusive"));
+    // Threads host-side work on the default device spreads over (the CPU pool's size): the
+    // benchmarks give their OpenMP baselines as many.
+    m.def("_host_threads", [] { return runtime::default_backend_ptr()->host_threads(); });
 }
 
 }  // namespace tack::python

@@ -102,13 +102,16 @@ def inclusive_scan(src, dst, n):
     return _run("inclusive_scan", src, dst, n, inclusive=True)
 
 
-def scan_in_place(f, n):
-    """Exclusive scan of the first n elements of a 1-D field, in place, for the other
-    algorithms (no checks, no host read)."""
+def scan_in_place(f, n, inclusive=False, want_total=False):
+    """Scan of the first n > 0 elements of a 1-D field in place, for the other algorithms (no
+    checks). The total as a Python number when `want_total` (or when the native scan gives it
+    anyway); else None, and the kernels' total stays on the device."""
+    native = tack._tack._scan_array(f, f, n, inclusive)
+    if native is not None:
+        return native
     total = _common.scratch.get("scan-total-0", f.dtype, 1)
-    if n > 0:
-        _scan(f, f, n, False, total)
-    return total
+    _scan(f, f, n, inclusive, total)
+    return _host_total(total, f.dtype) if want_total else None
 
 
 __all__ = ["exclusive_scan", "inclusive_scan"]

@@ -232,6 +232,18 @@ class BlockScan {
         for (;;) {
             int64_t b = next_.fetch_add(1, std::memory_order_relaxed);
             if (b >= blocks_) break;
+            if constexpr (std::is_integral_v<A>) {
+                if (b > 0 && (states_[b].ready.load(std::memory_order_acquire) & kPrefix)) {
+                    // The prefix is known already (a thread running ahead of the others, or
+                    // alone on a loaded host): integers need no separate total, so the block
+                    // streams through once, as in a serial scan, and publishes its total after.
+                    A prefix = value_of<A>(states_[b].prefix.load(std::memory_order_relaxed));
+                    A end = scan(b, prefix);
+                    publish_total(b, A(end - prefix));
+                    if (b + 1 < blocks_) publish_prefix(b + 1, end);
+                    continue;
+                }
+            }
             A total = total_of(b, /*claimed=*/true);
             A prefix = prefix_of(b);
             if (b + 1 < blocks_) publish_prefix(b + 1, A(prefix + total));
@@ -248,9 +260,13 @@ class BlockScan {
 
     A compute_total(int64_t b) {
         A t = block_sum(src_ + begin(b), length(b));
-        states_[b].total.store(bits_of(t), std::memory_order_relaxed);
-        states_[b].ready.fetch_or(kTotal, std::memory_order_release);
+        publish_total(b, t);
         return t;
+    }
+
+    void publish_total(int64_t b, A total) {
+        states_[b].total.store(bits_of(total), std::memory_order_relaxed);
+        states_[b].ready.fetch_or(kTotal, std::memory_order_release);
     }
 
     /// Block b's total: already published, published within kWaitBudget, or computed here (a
@@ -288,7 +304,7 @@ class BlockScan {
         return value;
     }
 
-    void scan(int64_t b, A prefix) {
+    A scan(int64_t b, A prefix) {
         const A* s = src_ + begin(b);
         A* d = dst_ + begin(b);
         A end;
@@ -298,6 +314,7 @@ class BlockScan {
             end = scan_integers(s, d, length(b), prefix, inclusive_, stream_);
         }
         if (b == blocks_ - 1) result_.store(bits_of(end), std::memory_order_release);
+        return end;
     }
 
     const A* src_;
