@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -152,8 +153,7 @@ A scan_integers(const A* src, A* dst, int64_t n, A run, bool inclusive, bool str
     using V = typename Vec16<A>::Type;
     constexpr int L = Vec16<A>::kLanes;
     int64_t i = 0;
-    // Scalar up to a 16-byte boundary of dst (streaming stores need it; an element-misaligned
-    // dst never reaches one and is scanned here whole).
+    // Scalar up to a 16-byte boundary of dst (streaming stores need it).
     for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) % 16 != 0); ++i) {
         A x = src[i];
         run += x;
@@ -176,17 +176,18 @@ A scan_integers(const A* src, A* dst, int64_t n, A run, bool inclusive, bool str
     return run;
 }
 
-/// Floats: the left-to-right recurrence. The first element of an inclusive scan starts the
-/// recurrence itself (`first`), as np.cumsum does: 0.0 + -0.0 would be +0.0.
+/// Floats: the left-to-right recurrence. In the first block (`first`) the first element starts
+/// the recurrence itself, as in np.cumsum (0.0 + -0.0 would be +0.0): an exclusive scan is then
+/// [0, cumsum[:-1]] bit for bit.
 template <class A>
 A scan_floats(const A* src, A* dst, int64_t n, A run, bool inclusive, bool first) {
     int64_t i = 0;
+    if (first && n > 0) {
+        run = src[0];
+        dst[0] = inclusive ? run : A{};
+        i = 1;
+    }
     if (inclusive) {
-        if (first && n > 0) {
-            run = src[0];
-            dst[0] = run;
-            i = 1;
-        }
         for (; i < n; ++i) {
             run = run + src[i];
             dst[i] = run;
@@ -202,13 +203,22 @@ A scan_floats(const A* src, A* dst, int64_t n, A run, bool inclusive, bool first
 }
 
 // One block's shared state, a cache line each (threads on neighbouring blocks write them).
+//
+// A block's total has exactly one publisher, the first thread to claim `total_state` (its
+// owner, or a successor that summed the block itself): in an in-place scan the owner overwrites
+// the block once the total is published, so a successor's sum is only used when the successor
+// finished reading the block before anyone published (its claim succeeded); a later one is
+// dropped. Prefixes need no such care: every thread that forms block b's prefix forms it from
+// the same published totals in the same order.
 struct alignas(64) BlockState {
-    std::atomic<uint32_t> ready{0};
-    std::atomic<uint64_t> total{0};   // the block's block_sum, once kTotal is set
-    std::atomic<uint64_t> prefix{0};  // the sum of all earlier blocks, once kPrefix is set
+    std::atomic<uint32_t> total_state{0};  // kNone, kClaimed (being stored), kReady
+    std::atomic<uint32_t> prefix_ready{0};
+    std::atomic<uint64_t> total{0};   // the block's block_sum, once kReady
+    std::atomic<uint64_t> prefix{0};  // the sum of all earlier blocks, once prefix_ready
 };
-constexpr uint32_t kTotal = 1;
-constexpr uint32_t kPrefix = 2;
+constexpr uint32_t kNone = 0;
+constexpr uint32_t kClaimed = 1;
+constexpr uint32_t kReady = 2;
 
 template <class T>
 class BlockScan {
@@ -221,10 +231,10 @@ class BlockScan {
           n_(n),
           blocks_((n + kScanBlock - 1) / kScanBlock),
           inclusive_(inclusive),
+          in_place_(src == dst),
           stream_(stream),
           states_(std::make_unique<BlockState[]>(static_cast<size_t>(blocks_))) {}
 
-    int64_t blocks() const { return blocks_; }
     A result() const { return value_of<A>(result_.load(std::memory_order_acquire)); }
 
     /// Claims blocks in order until none is left.
@@ -233,18 +243,19 @@ class BlockScan {
             int64_t b = next_.fetch_add(1, std::memory_order_relaxed);
             if (b >= blocks_) break;
             if constexpr (std::is_integral_v<A>) {
-                if (b > 0 && (states_[b].ready.load(std::memory_order_acquire) & kPrefix)) {
+                if (!in_place_ && b > 0 && states_[b].prefix_ready.load(std::memory_order_acquire)) {
                     // The prefix is known already (a thread running ahead of the others, or
                     // alone on a loaded host): integers need no separate total, so the block
-                    // streams through once, as in a serial scan, and publishes its total after.
+                    // streams through once, as in a serial scan, and publishes its total after
+                    // (out of place only: a successor may sum the block meanwhile).
                     A prefix = value_of<A>(states_[b].prefix.load(std::memory_order_relaxed));
                     A end = scan(b, prefix);
-                    publish_total(b, A(end - prefix));
-                    if (b + 1 < blocks_) publish_prefix(b + 1, end);
+                    A total = publish_total(b, A(end - prefix));
+                    if (b + 1 < blocks_) publish_prefix(b + 1, A(prefix + total));
                     continue;
                 }
             }
-            A total = total_of(b, /*claimed=*/true);
+            A total = total_of(b, /*owner=*/true);
             A prefix = prefix_of(b);
             if (b + 1 < blocks_) publish_prefix(b + 1, A(prefix + total));
             scan(b, prefix);
@@ -258,43 +269,64 @@ class BlockScan {
     int64_t begin(int64_t b) const { return b * kScanBlock; }
     int64_t length(int64_t b) const { return std::min(kScanBlock, n_ - begin(b)); }
 
-    A compute_total(int64_t b) {
-        A t = block_sum(src_ + begin(b), length(b));
-        publish_total(b, t);
-        return t;
-    }
-
-    void publish_total(int64_t b, A total) {
-        states_[b].total.store(bits_of(total), std::memory_order_relaxed);
-        states_[b].ready.fetch_or(kTotal, std::memory_order_release);
-    }
-
-    /// Block b's total: already published, published within kWaitBudget, or computed here (a
-    /// claimed block computes its own unless a successor already did).
-    A total_of(int64_t b, bool claimed) {
+    /// Publishes `total` as block b's unless another thread claimed that first; the published
+    /// total.
+    A publish_total(int64_t b, A total) {
         BlockState& s = states_[b];
-        if (s.ready.load(std::memory_order_acquire) & kTotal) {
-            return value_of<A>(s.total.load(std::memory_order_relaxed));
+        uint32_t expected = kNone;
+        if (!s.total_state.compare_exchange_strong(expected, kClaimed,
+                                                   std::memory_order_acq_rel)) {
+            return published_total(b);
         }
-        if (claimed) return compute_total(b);
-        auto deadline = Clock::now() + kWaitBudget;
-        for (int spin = 1; !(s.ready.load(std::memory_order_acquire) & kTotal); ++spin) {
+        s.total.store(bits_of(total), std::memory_order_relaxed);
+        s.total_state.store(kReady, std::memory_order_release);
+        return total;
+    }
+
+    /// The total of a claimed block, once its publisher has stored it (two stores away).
+    A published_total(int64_t b) {
+        BlockState& s = states_[b];
+        while (s.total_state.load(std::memory_order_acquire) != kReady)
             cpu_relax();
-            if (spin % 64 == 0 && Clock::now() > deadline) return compute_total(b);
-        }
         return value_of<A>(s.total.load(std::memory_order_relaxed));
+    }
+
+    /// Block b's total: the owner sums its block (unless a successor has published it); any
+    /// other thread takes the published total, waiting up to kWaitBudget for it before summing
+    /// the block itself. In place it waits for the owner however long that takes (yielding
+    /// its core after the budget, which may be the owner's): the owner overwrites the block
+    /// once its total is out, and a successor's sum would race with those writes. The owner
+    /// never waits before publishing, so the wait ends.
+    A total_of(int64_t b, bool owner) {
+        BlockState& s = states_[b];
+        if (s.total_state.load(std::memory_order_acquire) != kNone) return published_total(b);
+        if (owner) return publish_total(b, block_sum(src_ + begin(b), length(b)));
+        auto deadline = Clock::now() + kWaitBudget;
+        bool late = false;
+        for (int spin = 1; s.total_state.load(std::memory_order_acquire) == kNone; ++spin) {
+            if (late) {
+                std::this_thread::yield();
+            } else {
+                cpu_relax();
+                late = spin % 64 == 0 && Clock::now() > deadline;
+                if (late && !in_place_) {
+                    return publish_total(b, block_sum(src_ + begin(b), length(b)));
+                }
+            }
+        }
+        return published_total(b);
     }
 
     void publish_prefix(int64_t b, A prefix) {
         states_[b].prefix.store(bits_of(prefix), std::memory_order_relaxed);
-        states_[b].ready.fetch_or(kPrefix, std::memory_order_release);
+        states_[b].prefix_ready.store(1, std::memory_order_release);
     }
 
     /// The sum of blocks 0..b-1: the nearest published prefix, then the totals after it, each
-    /// step's prefix published on the way (every thread that forms one forms the same value).
+    /// step's prefix published on the way.
     A prefix_of(int64_t b) {
         int64_t k = b;
-        while (k > 0 && !(states_[k].ready.load(std::memory_order_acquire) & kPrefix))
+        while (k > 0 && !states_[k].prefix_ready.load(std::memory_order_acquire))
             --k;
         A value = k == 0 ? A{} : value_of<A>(states_[k].prefix.load(std::memory_order_relaxed));
         for (int64_t j = k; j < b; ++j) {
@@ -322,6 +354,7 @@ class BlockScan {
     int64_t n_;
     int64_t blocks_;
     bool inclusive_;
+    bool in_place_;
     bool stream_;
     std::unique_ptr<BlockState[]> states_;
     std::atomic<int64_t> next_{0};
@@ -334,9 +367,8 @@ uint64_t scan_typed(const void* src, void* dst, int64_t n, bool inclusive,
     using A = Arith<T>;
     if (n <= 0) return 0;
     // Streaming stores pay off once the output is larger than the last-level cache (as for the
-    // kernels' streaming variant); they need element-aligned storage.
-    const bool stream = n * static_cast<int64_t>(sizeof(T)) >= last_level_cache_bytes() &&
-                        reinterpret_cast<uintptr_t>(dst) % sizeof(T) == 0;
+    // kernels' streaming variant).
+    const bool stream = n * static_cast<int64_t>(sizeof(T)) >= last_level_cache_bytes();
     const int64_t blocks = (n + kScanBlock - 1) / kScanBlock;
     const bool parallel = par.run && par.threads >= 2 && blocks >= kMinParallelBlocks;
     if constexpr (std::is_integral_v<A>) {
