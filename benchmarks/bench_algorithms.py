@@ -115,7 +115,9 @@ class Table:
         print(f"  {'tack':28} {'ms':>8}   {'baseline':34} {'ms':>8}   ratio  target")
         for what, t, base, tb, target in self.rows:
             ratio = tb / t
-            mark = "" if target is None else f">= {target:.1f} {'met' if ratio >= target else 'MISSED'}"
+            mark = ""
+            if target is not None:
+                mark = f">= {target:.1f} {'met' if ratio >= target else 'MISSED'}"
             print(f"  {what:28} {t * 1e3:8.2f}   {base:34} {tb * 1e3:8.2f}  {ratio:5.2f}x  {mark}")
 
 

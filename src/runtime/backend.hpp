@@ -217,9 +217,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
     /// order with the launches. Returns the sum of the n inputs as a Scalar of `dtype`, or
     /// nullopt when this backend has no native scan (the default): the caller then runs
     /// tack.algorithms' scan kernels. Integer results must equal the kernels' exactly.
-    virtual std::optional<Scalar> scan_array(const Buffer& src, std::size_t src_offset,
-                                             Buffer& dst, std::size_t dst_offset, DType dtype,
-                                             std::int64_t n, bool inclusive) {
+    virtual std::optional<Scalar> scan_array(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                                             std::size_t dst_offset, DType dtype, std::int64_t n,
+                                             bool inclusive) {
         return std::nullopt;
     }
 

@@ -3,9 +3,10 @@
 Where the backend has a native scan (the CPU backend: a single-pass, cache-blocked parallel
 scan in the C++ runtime, src/runtime/cpu/algorithms.hpp, which reads the input once where the
 kernels below read it twice), that runs; its float results match np.cumsum bit for bit up to
-32768 elements. Elsewhere (OpenCL, the GPUs), a two-pass chunked scan, every pass a Tack kernel: each chunk's total (one serial run per
-chunk, chunks in parallel), an exclusive scan of the chunk totals (the same scheme again,
-serial once the totals fit one chunk), then each chunk rescans its elements from its offset.
+32768 elements. Elsewhere (OpenCL, the GPUs) a two-pass chunked scan, every pass a Tack
+kernel: each chunk's total (one serial run per chunk, chunks in parallel), an exclusive scan
+of the chunk totals (the same scheme again, serial once the totals fit one chunk), then each
+chunk rescans its elements from its offset.
 The scan runs in the output's dtype: when the input's dtype differs, the input is first copied
 (converted on store) into the output and scanned there in place.
 

@@ -35,9 +35,9 @@ inline constexpr int64_t kScanBlock = 32768;
 
 /// dst[i] = src[0] + ... + src[i] (inclusive) or src[0] + ... + src[i-1] (exclusive; dst[0] is
 /// zero) for i < n, n >= 0, in `dtype`'s arithmetic; src may be dst (in place), other overlaps
-/// are not allowed, and both are aligned to the element size. Returns the sum of all n inputs as bits of `dtype` (the Scalar convention):
-/// the running value after the last element.
-std::uint64_t scan_elements(DType dtype, const void* src, void* dst, std::int64_t n,
-                            bool inclusive, const HostParallelism& par);
+/// are not allowed, and both are aligned to the element size. Returns the sum of all n inputs as
+/// bits of `dtype` (the Scalar convention): the running value after the last element.
+std::uint64_t scan_elements(DType dtype, const void* src, void* dst, std::int64_t n, bool inclusive,
+                            const HostParallelism& par);
 
 }  // namespace tack::runtime::cpu

@@ -120,7 +120,8 @@ class CpuBackend final : public Backend {
         // Wrapped memory may be misaligned for the element type (CONTRACT D14 allows it): the
         // kernels' unaligned accesses take that.
         const auto align = static_cast<std::uintptr_t>(size_bytes(dtype));
-        if (reinterpret_cast<std::uintptr_t>(in) % align || reinterpret_cast<std::uintptr_t>(out) % align)
+        if (reinterpret_cast<std::uintptr_t>(in) % align ||
+            reinterpret_cast<std::uintptr_t>(out) % align)
             return std::nullopt;
         HostParallelism par{host_threads(), [this](int count, HostTaskFn task, void* ctx) {
                                 run_host_tasks(count, task, ctx);

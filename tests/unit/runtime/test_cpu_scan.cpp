@@ -34,9 +34,17 @@ HostParallelism threads(int count) {
             }};
 }
 
-const int64_t kSizes[] = {0,          1,          2,          17,         kScanBlock - 1,
-                          kScanBlock, kScanBlock + 1, 4 * kScanBlock - 1, 4 * kScanBlock + 1,
-                          7 * kScanBlock + 5, 1'000'003};
+const int64_t kSizes[] = {0,
+                          1,
+                          2,
+                          17,
+                          kScanBlock - 1,
+                          kScanBlock,
+                          kScanBlock + 1,
+                          4 * kScanBlock - 1,
+                          4 * kScanBlock + 1,
+                          7 * kScanBlock + 5,
+                          1'000'003};
 
 template <class T>
 std::vector<T> random_values(int64_t n, uint64_t seed) {
@@ -73,8 +81,8 @@ void check_integers(DType dtype) {
         for (int t : {1, 2, 3, 8}) {
             for (bool inclusive : {true, false}) {
                 std::vector<T> out(x.size() + 1, T(7));  // one past n stays untouched
-                uint64_t total = scan_elements(dtype, x.data(), out.data(), n, inclusive,
-                                               threads(t));
+                uint64_t total =
+                    scan_elements(dtype, x.data(), out.data(), n, inclusive, threads(t));
                 EXPECT_EQ(total, static_cast<uint64_t>(run)) << "n " << n << " threads " << t;
                 out.pop_back();
                 EXPECT_EQ(out, inclusive ? incl : excl) << "n " << n << " threads " << t;
