@@ -399,6 +399,7 @@ def test_native_scan_leaves_the_calls_it_does_not_take_to_the_kernels():
     assert scan(head, read_only, 10, True) is None
     with pytest.raises(ValueError, match="read-only"):
         inclusive_scan(head, read_only, 10)
+    assert tack._tack._host_threads() >= 1  # the threads it runs on (the CPU pool's)
     assert scan(head, head, 10, True) == 45  # in place: the same range
     assert buf[:11].tolist() == [0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 10]
 
