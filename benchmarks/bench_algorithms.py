@@ -16,7 +16,8 @@ CMake (target bench_algorithms_baselines, -O3 -march=native -fopenmp) and loaded
 they run on as many threads as Tack's CPU backend. Every result, Tack's and the baselines', is
 checked against NumPy before it is timed. Times are medians of warm calls (the first call,
 which compiles, is left out), each Tack call ending with its result on the host or a
-tack.sync(); the calls of one comparison alternate, so both sides see the same machine load.
+tack.sync(); the calls of one comparison alternate, so both sides see the same machine load,
+each after a 5 ms pause (no call runs beside the previous one's spinning threads).
 Ratios > 1 mean Tack is faster.
 
     PYTHONPATH=python .venv/bin/python benchmarks/bench_algorithms.py [--quick]
@@ -43,6 +44,12 @@ LIBRARY = "libbench_algorithms_baselines.so"
 SEARCH = ["build-release/benchmarks", "build/benchmarks"]
 
 
+# A pause before each timed call: long enough that the previous call's spinning threads (Tack's
+# pool, OpenMP's, OpenBLAS's) have gone to sleep, so no call competes with another's spinners;
+# every call then pays its own wake-up.
+PAUSE_S = 0.005
+
+
 def timed(calls, repeats):
     """Median seconds of each call, the calls alternating (after one warm-up call each)."""
     for call in calls:
@@ -50,6 +57,7 @@ def timed(calls, repeats):
     samples = [[] for _ in calls]
     for _ in range(repeats):
         for call, s in zip(calls, samples):
+            time.sleep(PAUSE_S)
             start = time.perf_counter()
             call()
             s.append(time.perf_counter() - start)
