@@ -16,8 +16,8 @@ CMake (target bench_algorithms_baselines, -O3 -march=native -fopenmp) and loaded
 they run on as many threads as Tack's CPU backend. Every result, Tack's and the baselines', is
 checked against NumPy before it is timed. Times are medians of warm calls (the first call,
 which compiles, is left out), each Tack call ending with its result on the host or a
-tack.sync(); the calls of one comparison alternate, so both sides see the same machine load,
-each after a 5 ms pause (no call runs beside the previous one's spinning threads).
+tack.sync(); the calls of one comparison take turns in rounds (see `timed`), so both sides
+see the same machine load.
 Ratios > 1 mean Tack is faster.
 
     PYTHONPATH=python .venv/bin/python benchmarks/bench_algorithms.py [--quick]
@@ -44,23 +44,21 @@ LIBRARY = "libbench_algorithms_baselines.so"
 SEARCH = ["build-release/benchmarks", "build/benchmarks"]
 
 
-# A pause before each timed call: long enough that the previous call's spinning threads (Tack's
-# pool, OpenMP's, OpenBLAS's) have gone to sleep, so no call competes with another's spinners;
-# every call then pays its own wake-up.
-PAUSE_S = 0.005
-
-
-def timed(calls, repeats):
-    """Median seconds of each call, the calls alternating (after one warm-up call each)."""
+def timed(calls, rounds, per_round=3):
+    """Median seconds of each call. The calls take turns in rounds, each round running one call
+    per_round + 1 times back to back and keeping all but the first: every library is timed in
+    its steady state (its threads awake, as in a loop of calls), after a call that absorbs the
+    switch from the other's threads, and both see the same changes of machine load."""
     for call in calls:
-        call()
+        call()  # compiles, allocates
     samples = [[] for _ in calls]
-    for _ in range(repeats):
+    for _ in range(rounds):
         for call, s in zip(calls, samples):
-            time.sleep(PAUSE_S)
-            start = time.perf_counter()
             call()
-            s.append(time.perf_counter() - start)
+            for _ in range(per_round):
+                start = time.perf_counter()
+                call()
+                s.append(time.perf_counter() - start)
     return [statistics.median(s) for s in samples]
 
 
@@ -147,7 +145,7 @@ def bench_scan(table, sizes, repeats, omp):
         omp.copy(a, out)
         assert np.array_equal(out, a)
         calls += [lambda: omp.scan(a, out), lambda: omp.copy(a, out)]
-    t = timed(calls, repeats)
+    t = timed(calls, rounds=repeats)
     what = f"inclusive_scan 2^{n.bit_length() - 1} i32"
     if omp:
         table.add(what, t[0], f"roofline: OpenMP copy, {omp.threads} thr", t[4])
@@ -177,7 +175,7 @@ def bench_argsort(table, sizes, repeats, omp):
             omp.argsort(keys, perm, bits)
             assert np.array_equal(perm, want)
         calls += [lambda: omp.argsort(keys, perm, 8), lambda: omp.argsort(keys, perm, 11)]
-    t = timed(calls, max(3, repeats // 3))
+    t = timed(calls, rounds=max(2, repeats - 1), per_round=1)
     table.add(f"argsort 2^{n.bit_length() - 1} u32", t[0], "np.argsort(kind='stable')", t[1], 1.0)
     if omp:
         best = min(t[2], t[3])
@@ -201,14 +199,14 @@ def bench_reductions(table, sizes, repeats, omp):
         assert abs(omp.sum(x) - exact_sum) < tol and abs(omp.dot(x, y) - exact_dot) < tol
 
     calls = [xf.sum, x.sum] + ([lambda: omp.sum(x)] if omp else [])
-    t = timed(calls, repeats)
+    t = timed(calls, rounds=repeats)
     table.add(f"Field.sum {label}", t[0], "ndarray.sum", t[1])
     if omp:
         table.add("", t[0], "OpenMP simd reduction", t[2], 0.8)
 
     calls = [lambda: algorithms.dot(xf, yf), lambda: np.dot(x, y)]
     calls += [lambda: omp.dot(x, y)] if omp else []
-    t = timed(calls, repeats)
+    t = timed(calls, rounds=repeats)
     table.add(f"dot {label}", t[0], "np.dot", t[1])
     if omp:
         table.add("", t[0], "OpenMP simd reduction", t[2], 0.8)
@@ -229,7 +227,7 @@ def bench_reductions(table, sizes, repeats, omp):
         omp.histogram(x, np.float32(lo), inv_width, omp_counts)
         assert np.array_equal(omp_counts, tack_hist())  # the same binning rule
         calls.append(lambda: omp.histogram(x, np.float32(lo), inv_width, omp_counts))
-    t = timed(calls, repeats)
+    t = timed(calls, rounds=repeats)
     table.add(f"histogram {bins} bins {label}", t[0], "np.histogram", t[1])
     if omp:
         table.add("", t[0], "OpenMP per-thread counts", t[2], 0.8)
@@ -254,7 +252,7 @@ def main():
     sizes = {"scan": 1 << 26, "sort": 1 << 24, "reduce": 1 << 24}
     if args.quick:
         sizes = {k: v >> 4 for k, v in sizes.items()}
-    repeats = 5 if args.quick else 11
+    repeats = 2 if args.quick else 4  # rounds
     names = args.backend or tack._tack._available_backends()
     tack.init("cpu")
     path = find_baselines(args.baselines)
