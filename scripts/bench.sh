@@ -7,10 +7,11 @@
 # extension in build-release and runs benchmarks/peers.py against it.
 # BUILD_DIR is used when it is configured as Release; otherwise (`make bench` passes the default
 # RelWithDebInfo tree) a separate Release tree, build-release, is configured next to it, since
-# timings of an -O2 -g1 build say little. Results print as tables; bench_cpu also writes
-# benchmarks/results/cpu.json. Benchmarks report ratios against baselines measured in the same
-# run and exit non-zero only when a program fails or a result is wrong, never on a slow number:
-# the machines are shared and noisy.
+# timings of an -O2 -g1 build say little. bench_algorithms.py runs last, on python/ with the
+# extension `make build` put there (its kernels are LLVM O3 either way). Results print as
+# tables; bench_cpu also writes benchmarks/results/cpu.json. Benchmarks report ratios against
+# baselines measured in the same run and exit non-zero only when a program fails or a result is
+# wrong, never on a slow number: the machines are shared and noisy.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,5 +68,21 @@ if ls python/tack/_tack*.so >/dev/null 2>&1; then
   fi
 else
   echo "bench.sh: bench_templates skipped (no extension in python/tack; run make build)"
+fi
+
+# tack.algorithms (issue 10): benchmarks/bench_algorithms.py against NumPy and the C++ OpenMP
+# baselines (a shared library built here), on the package in python/ with the extension that
+# `make build` puts there.
+if ls python/tack/_tack*.so >/dev/null 2>&1 && [ -x .venv/bin/python ]; then
+  baselines=()
+  if cmake --build "$BUILD" --target bench_algorithms_baselines -j "$(nproc)"; then
+    baselines=(--baselines "$BUILD/benchmarks/libbench_algorithms_baselines.so")
+  fi
+  echo "=== bench_algorithms.py"
+  if ! PYTHONPATH=python .venv/bin/python benchmarks/bench_algorithms.py ${baselines[@]+"${baselines[@]}"}; then
+    echo "bench.sh: bench_algorithms.py failed"; fail=1
+  fi
+else
+  echo "bench.sh: bench_algorithms.py skipped (no Python extension in python/tack: make build)"
 fi
 exit $fail

@@ -137,6 +137,8 @@ void init_templates(nb::module_& m);
 // --- kernels.cpp --------------------------------------------------------------------------------
 
 void init_kernels(nb::module_& m);
+/// algorithms.cpp: backend primitives of tack.algorithms (the native CPU scan).
+void init_algorithms(nb::module_& m);
 /// aio.cpp: queue marks for tack.sync_async and Field.numpy_async.
 void init_aio(nb::module_& m);
 

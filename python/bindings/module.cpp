@@ -32,5 +32,6 @@ NB_MODULE(_tack, m) {
     init_kernels(m);
     init_templates(m);
     init_aio(m);
+    init_algorithms(m);
     m.def("_builtin_names", &builtin_names);
 }

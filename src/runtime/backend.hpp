@@ -217,6 +217,19 @@ class Backend : public std::enable_shared_from_this<Backend> {
             task(ctx, i);
     }
 
+    // --- algorithms (tack.algorithms) -------------------------------------------------
+    /// CONTRACT C33: scans the first `n` (> 0) elements of `src` into `dst`, both of `dtype` and
+    /// both bound by this backend, starting `src_offset` / `dst_offset` bytes into them (the
+    /// same element range for an in-place scan; other overlaps are refused by the caller), in
+    /// order with the launches. Returns the sum of the n inputs as a Scalar of `dtype`, or
+    /// nullopt when this backend has no native scan (the default): the caller then runs
+    /// tack.algorithms' scan kernels. Integer results must equal the kernels' exactly.
+    virtual std::optional<Scalar> scan_array(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                                             std::size_t dst_offset, DType dtype, std::int64_t n,
+                                             bool inclusive) {
+        return std::nullopt;
+    }
+
     // --- code ---------------------------------------------------------------------------
     /// Compiles and loads one specialized, optimized kernel.
     virtual std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,

@@ -319,6 +319,91 @@ def test_integer_results_identical_on_every_backend():
     assert all(r == results[0] for r in results)
 
 
+# Block edges of the CPU backend's native scan (kScanBlock = 32768; four blocks and more fan
+# out over the threads), then random sizes up to a million.
+BLOCK = 32768
+SCAN_SIZES = [1, 2, 31, BLOCK - 1, BLOCK, BLOCK + 1, 4 * BLOCK - 1, 4 * BLOCK + 1,
+              *np.random.default_rng(9).integers(0, 10**6, 3).tolist()]
+
+
+def random_values(rng, dtype, n):
+    if np.issubdtype(NP[dtype], np.floating):
+        return rng.standard_normal(n).astype(NP[dtype])
+    info = np.iinfo(NP[dtype])
+    return rng.integers(info.min, info.max, n, dtype=NP[dtype], endpoint=True)
+
+
+@pytest.mark.parametrize("dtype", list(NP), ids=lambda t: t.name)
+def test_scans_of_every_dtype_and_random_sizes_match_numpy(backend, dtype):
+    if dtype not in get_backend().supported_dtypes:
+        pytest.skip(f"{backend} has no {dtype.name}")
+    rng = np.random.default_rng(10)
+    for n in SCAN_SIZES:
+        x = random_values(rng, dtype, n)
+        src, dst = field(x, dtype), tack.zeros(dtype, n + 1)
+        incl = np.cumsum(x, dtype=NP[dtype])  # integers wrap at the dtype's width
+        total = inclusive_scan(src, dst, n)
+        got = dst.to_numpy()
+        assert got[n] == 0  # only the first n are written
+        if dtype in (tack.f32, tack.f64):
+            assert type(total) is float and total == float(got[n - 1])
+            head = min(n, 512)
+            np.testing.assert_array_equal(got[:head], incl[:head])  # C33: bitwise to 512
+            np.testing.assert_allclose(got[:n], np.cumsum(x, dtype=np.float64), atol=0.5)
+            again = tack.zeros(dtype, n)
+            inclusive_scan(src, again, n)
+            np.testing.assert_array_equal(again.to_numpy(), got[:n])  # deterministic per n
+        else:
+            assert type(total) is int and total == int(incl[-1])
+            np.testing.assert_array_equal(got[:n], incl)
+            assert exclusive_scan(src, src, n) == total  # in place
+            np.testing.assert_array_equal(src.to_numpy(), np.concatenate(([0], incl[:-1])))
+
+
+@pytest.mark.parametrize("n", [BLOCK + 7, 5 * BLOCK + 3], ids=lambda n: f"n{n}")
+def test_in_place_scans_equal_out_of_place_scans(backend, n):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    for scan in (inclusive_scan, exclusive_scan):
+        out = tack.zeros(tack.f32, n)
+        t_out = scan(field(x), out, n)
+        inplace = field(x)
+        assert scan(inplace, inplace, n) == t_out
+        np.testing.assert_array_equal(inplace.to_numpy(), out.to_numpy())
+
+
+def test_cpu_float_scans_are_cumsum_bit_for_bit_within_one_block():
+    """The native CPU scan's first block is np.cumsum's recurrence, -0.0 included."""
+    x = np.random.default_rng(11).standard_normal(3 * BLOCK).astype(np.float32)
+    x[0] = -0.0
+    for n in (1, 512, BLOCK):
+        dst = tack.zeros(tack.f32, n)
+        assert inclusive_scan(field(x[:n]), dst, n) == float(np.cumsum(x[:n])[-1])
+        np.testing.assert_array_equal(dst.to_numpy().view(np.uint32),
+                                      np.cumsum(x[:n]).view(np.uint32))
+    dst = tack.zeros(tack.f64, 3)
+    exclusive_scan(field(x[:3]), dst, 3)
+    assert dst.to_numpy().tolist() == [0.0, -0.0, float(x[1])]
+    assert np.signbit(dst.to_numpy()).tolist() == [False, True, bool(np.signbit(x[1]))]
+
+
+def test_native_scan_leaves_the_calls_it_does_not_take_to_the_kernels():
+    """tack._tack._scan_array answers None where the kernels must run (and raise)."""
+    scan = tack._tack._scan_array
+    buf = np.arange(20, dtype=np.int32)
+    head = tack.field_from_ptr(buf[0:10], tack.i32, (10,), writable=True)
+    shifted = tack.field_from_ptr(buf[1:11], tack.i32, (10,), writable=True)
+    assert scan(head, shifted, 10, True) is None  # partial overlap
+    assert scan(head, tack.zeros(tack.i64, 10), 10, True) is None  # dtypes differ
+    assert scan(head, head, 0, True) is None and scan(head, head, 11, True) is None
+    read_only = tack.field_from_ptr(np.zeros(10, np.int32), tack.i32, (10,))
+    assert scan(head, read_only, 10, True) is None
+    with pytest.raises(ValueError, match="read-only"):
+        inclusive_scan(head, read_only, 10)
+    assert tack._tack._host_threads() >= 1  # the threads it runs on (the CPU pool's)
+    assert scan(head, head, 10, True) == 45  # in place: the same range
+    assert buf[:11].tolist() == [0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 10]
+
+
 # --- copy and fill (C34) --------------------------------------------------------------------
 
 

@@ -134,6 +134,15 @@ def test_device_reductions(reduction_backend):
     assert f.mean() == pytest.approx(32767.5, rel=1e-6)
 
 
+@pytest.mark.parametrize("n", [1, 255, 4097, 65_537, 1_000_003])
+def test_device_reductions_of_any_length(reduction_backend, n):
+    """Group counts that leave lanes idle or partial (each lane sums 16 or more elements)."""
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    f = tack.field_like(x)
+    assert f.min() == x.min() and f.max() == x.max()
+    assert f.sum() == pytest.approx(float(x.astype(np.float64).sum()), abs=1e-4 * n)
+
+
 def test_return_value(backend):
     x = tack.field(tack.f32, 9)
     try:

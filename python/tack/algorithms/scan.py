@@ -1,8 +1,12 @@
 """Prefix scans: exclusive_scan and inclusive_scan (CONTRACT C33).
 
-A two-pass chunked scan, every pass a Tack kernel: each chunk's total (one serial run per
-chunk, chunks in parallel), an exclusive scan of the chunk totals (the same scheme again,
-serial once the totals fit one chunk), then each chunk rescans its elements from its offset.
+Where the backend has a native scan (the CPU backend: a single-pass, cache-blocked parallel
+scan in the C++ runtime, src/runtime/cpu/algorithms.hpp, which reads the input once where the
+kernels below read it twice), that runs; its float results match np.cumsum bit for bit up to
+32768 elements. Elsewhere (OpenCL, the GPUs) a two-pass chunked scan, every pass a Tack
+kernel: each chunk's total (one serial run per chunk, chunks in parallel), an exclusive scan
+of the chunk totals (the same scheme again, serial once the totals fit one chunk), then each
+chunk rescans its elements from its offset.
 The scan runs in the output's dtype: when the input's dtype differs, the input is first copied
 (converted on store) into the output and scanned there in place.
 
@@ -79,6 +83,9 @@ def _run(name, src, dst, n, inclusive):
     if src.dtype != dst.dtype:
         _copy(src, dst, n)
         src = dst
+    native = tack._tack._scan_array(src, dst, n, inclusive)
+    if native is not None:
+        return native
     total = _common.scratch.get("scan-total-0", dst.dtype, 1)
     _scan(src, dst, n, inclusive, total)
     return _host_total(total, dst.dtype)
@@ -96,13 +103,16 @@ def inclusive_scan(src, dst, n):
     return _run("inclusive_scan", src, dst, n, inclusive=True)
 
 
-def scan_in_place(f, n):
-    """Exclusive scan of the first n elements of a 1-D field, in place, for the other
-    algorithms (no checks, no host read)."""
+def scan_in_place(f, n, inclusive=False, want_total=False):
+    """Scan of the first n > 0 elements of a 1-D field in place, for the other algorithms (no
+    checks). The total as a Python number when `want_total` (or when the native scan gives it
+    anyway); else None, and the kernels' total stays on the device."""
+    native = tack._tack._scan_array(f, f, n, inclusive)
+    if native is not None:
+        return native
     total = _common.scratch.get("scan-total-0", f.dtype, 1)
-    if n > 0:
-        _scan(f, f, n, False, total)
-    return total
+    _scan(f, f, n, inclusive, total)
+    return _host_total(total, f.dtype) if want_total else None
 
 
 __all__ = ["exclusive_scan", "inclusive_scan"]

@@ -1,12 +1,14 @@
 #include "runtime/cpu/cpu_backend.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "ir/ir.hpp"
+#include "runtime/cpu/algorithms.hpp"
 #include "runtime/cpu/cost_model.hpp"
 #include "runtime/cpu/cpu_info.hpp"
 #include "runtime/errors.hpp"
@@ -109,6 +111,24 @@ class CpuBackend final : public Backend {
         } else {
             run_host_range(&tasks, 0, count);
         }
+    }
+
+    // The native scan of runtime/cpu/algorithms.hpp over host memory, on the pool's threads.
+    std::optional<Scalar> scan_array(const Buffer& src, std::size_t src_offset, Buffer& dst,
+                                     std::size_t dst_offset, DType dtype, int64_t n,
+                                     bool inclusive) override {
+        const auto* in = static_cast<const std::byte*>(src.host_ptr()) + src_offset;
+        auto* out = static_cast<std::byte*>(dst.host_ptr()) + dst_offset;
+        // Wrapped memory may be misaligned for the element type (CONTRACT D14 allows it): the
+        // kernels' unaligned accesses take that.
+        const auto align = static_cast<std::uintptr_t>(size_bytes(dtype));
+        if (reinterpret_cast<std::uintptr_t>(in) % align ||
+            reinterpret_cast<std::uintptr_t>(out) % align)
+            return std::nullopt;
+        HostParallelism par{host_threads(), [this](int count, HostTaskFn task, void* ctx) {
+                                run_host_tasks(count, task, ctx);
+                            }};
+        return Scalar{dtype, scan_elements(dtype, in, out, n, inclusive, par)};
     }
 
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
