@@ -72,9 +72,10 @@ def worker_ns():
                 total += int(f.read().split()[0])
     return total
 tack.init("cpu", num_threads=2)
-# 2^18 elements: a few ms serially even as 16 SIMD lanes (codegen/llvm/lanes.hpp).
-x = tack.field_like(np.linspace(0, 1, 1 << 18, dtype=np.float32))
-y = tack.zeros(tack.f32, 1 << 18)
+# 2^20 elements: ~4 ms serially as SIMD lanes (codegen/llvm/lanes.hpp; 2^18 measured 1.1 ms on
+# one core, too close to the policy's 1 ms line for a quiet host), ~300 ms as scalar code.
+x = tack.field_like(np.linspace(0, 1, 1 << 20, dtype=np.float32))
+y = tack.zeros(tack.f32, 1 << 20)
 idle, fanned = [], []
 for _ in range(12):
     before, fan_outs = worker_ns(), tack._tack._cpu_fan_outs()
