@@ -37,6 +37,12 @@ ir::Kernel lower(const KernelSource& src, const std::vector<sema::ArgType>& sig)
     return k;
 }
 
+passes::DebugChecked add_debug_checks(ir::Kernel lowered) {
+    passes::DebugChecked checked = passes::debug_checks(std::move(lowered));
+    dump("debug_checks", checked.kernel, pipeline_options());
+    return checked;
+}
+
 ir::Kernel optimize_template(ir::Kernel lowered) {
     return passes::optimize(std::move(lowered), pipeline_options());
 }
