@@ -44,6 +44,7 @@ passes::DebugChecked add_debug_checks(ir::Kernel lowered) {
 }
 
 ir::Kernel optimize_template(ir::Kernel lowered) {
+    lowered.stmt_files.clear();  // only debug_checks reads it, before this
     return passes::optimize(std::move(lowered), pipeline_options());
 }
 
@@ -51,6 +52,7 @@ ir::Kernel specialize(const ir::Kernel& lowered, const passes::ShapeValues& shap
                       const passes::TextureInHardware& in_hardware) {
     passes::PipelineOptions opts = pipeline_options();
     ir::Kernel k = passes::specialize_shapes(lowered, shapes);
+    k.stmt_files.clear();  // only debug_checks reads it, before this
     dump("specialize_shapes", k, opts);
     k = passes::lower_textures(std::move(k), in_hardware);
     dump("lower_textures", k, opts);

@@ -476,9 +476,8 @@ struct Kernel {
     /// Statements sema lowered from a @tack.func whose text is another SourceFile than `file`
     /// (Python captures each function's source on its own), so a pass that reports positions
     /// inside them (debug_checks) names the right file and line; a statement nested in a mapped
-    /// one takes the innermost mapping. Only sema's output carries it: passes that rebuild
-    /// statements leave it behind (the keys hold their statements, so no address is reused).
-    /// Not printed, not read by code generators.
+    /// one takes the innermost mapping. Only sema's output carries it: the driver drops it
+    /// before the passes that rebuild statements. Not printed, not read by code generators.
     std::map<StmtPtr, diag::SourceFilePtr> stmt_files;
     /// Code generators may ask for the `continue`-of-the-parallel-loop target etc.; nothing else.
 };
