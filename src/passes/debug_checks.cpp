@@ -13,6 +13,7 @@
 // which no user access can reach, so moving a check's loads ahead of the rest of its
 // expression changes no result.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -408,6 +409,9 @@ class DebugChecks {
         } else if (const auto* n = e->as<Call>()) {
             r = std::any_of(n->args.begin(), n->args.end(),
                             [&](const auto& a) { return needs(a); });
+        } else if (const auto* n = e->as<TexSample>()) {
+            r = std::any_of(n->coord.begin(), n->coord.end(),
+                            [&](const auto& a) { return needs(a); });
         }
         needs_.emplace(e.get(), r);
         return r;
@@ -443,6 +447,13 @@ class DebugChecks {
             for (const auto& a : n->args)
                 args.push_back(lin(a, out));
             return Call::make(n->fn, std::move(args), r);
+        }
+        if (const auto* n = e->as<TexSample>()) {
+            // The sample itself clamps (never out of bounds); its coordinates may read fields.
+            std::array<ExprPtr, 3> coord;
+            for (size_t k = 0; k < coord.size(); ++k)
+                coord[k] = lin(n->coord[k], out);
+            return TexSample::make(n->texture, coord, n->extent, r);
         }
         return e;
     }

@@ -290,6 +290,28 @@ def test_large_unsigned_dividend(backend):
         f"Kernel 'modulo': integer division or modulo by zero: {2**64 - 1} % 0 (u64)")
 
 
+@tack.kernel
+def sample_at(tex, u, out):
+    for i in range(out.shape[0]):
+        out[i] = tex.sample(u[i + 1], 0.5, 0.5)  # site: texture
+
+
+def test_texture_coordinates_are_checked_and_samples_are_not(backend):
+    vol = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)  # (D, H, W)
+    tex = tack.texture3d(tack.field_like(vol), shape=(4, 3, 2))
+    u = tack.field_like(np.array([0.0, 0.5, 2.0, -1.0], np.float32))  # samples clamp, no error
+    out = tack.zeros(tack.f32, 3)
+    with tack.debug():
+        sample_at(tex, u, out)
+        text = raises(IndexError, sample_at, tex, u, tack.zeros(tack.f32, 4))
+    assert text == located(
+        "Kernel 'sample_at': out-of-bounds read of 'u': index 4 is outside shape (4,)",
+        "texture", "u[i + 1]")
+    plain = tack.zeros(tack.f32, 3)
+    sample_at(tex, u, plain)
+    np.testing.assert_allclose(out.to_numpy(), plain.to_numpy(), rtol=0, atol=0)
+
+
 # --- what is and is not evaluated ------------------------------------------------------------
 
 
