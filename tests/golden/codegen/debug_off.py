@@ -1,8 +1,9 @@
 # Debug mode costs nothing when it is off (issue 10): the plain variants' LLVM IR and OpenCL C
-# below were produced by the tackc of the commit before debug mode existed, and must stay
+# below were produced by a tackc built from main without debug mode (da507b0), and must stay
 # byte-identical; the `--debug` typed IR shows what the debug variants add. Regenerate with
 # `scripts/golden.sh build/tools/tackc/tackc --update` only for a deliberate code-generation
-# change (and say so in the commit).
+# change (and say so in the commit); scripts/debug_off_identical.sh compares every golden
+# kernel on every target with any reference tackc.
 import tack
 
 # codegen: saxpy --args f32[:],f32[:],f32 --target cpu --mode source
