@@ -23,9 +23,9 @@
 // Errors: every exception Tack throws derives from tack::Error and from exactly one standard
 // exception class, so both `catch (const tack::Error&)` and the standard catch clauses work:
 // ValueError and TypeError are std::invalid_argument, NotImplementedError is std::logic_error,
-// IndexError is std::out_of_range, the rest std::runtime_error. tack::Error itself is not a
-// std::exception (a second std::exception base would make `catch (const std::exception&)`
-// ambiguous); it declares what() and kind().
+// IndexError is std::out_of_range, the rest (ZeroDivisionError too) std::runtime_error. tack::Error
+// itself is not a std::exception (a second std::exception base would make `catch (const
+// std::exception&)` ambiguous); it declares what() and kind().
 
 #include <array>
 #include <cstddef>
@@ -57,8 +57,8 @@ struct ModuleImpl;
 // Errors
 // -------------------------------------------------------------------------------------------
 
-/// Which exception an error is (mirrors the compiler's diag::ErrorKind in its first seven
-/// values, so the Python bindings map both the same way).
+/// Which exception an error is (mirrors the compiler's diag::ErrorKind, so the Python bindings
+/// map both the same way).
 enum class ErrorKind {
     SyntaxError,
     UnsupportedSyntax,
@@ -68,6 +68,7 @@ enum class ErrorKind {
     NotImplemented,
     Runtime,
     Index,
+    ZeroDivision,
 };
 
 class Error {
@@ -103,6 +104,38 @@ class NotImplementedError : public BasicError<std::logic_error, ErrorKind::NotIm
 class IndexError : public BasicError<std::out_of_range, ErrorKind::Index> {
     using BasicError::BasicError;
 };
+class ZeroDivisionError : public BasicError<std::runtime_error, ErrorKind::ZeroDivision> {
+    using BasicError::BasicError;
+};
+
+/// What debug mode raises (DECISIONS "Debug mode"): an out-of-bounds index (Base = IndexError)
+/// or an integer `//` or `%` by zero (Base = ZeroDivisionError) in a kernel launch, at a
+/// position in the kernel's source. what() is the rendered diagnostic, as CompileError's
+/// ("k.py:6:9: IndexError: Kernel 'k': ...\n    <line>\n    ^~~\n"); message() the bare
+/// message.
+template <class Base>
+class KernelFault : public Base {
+  public:
+    KernelFault(std::string message, std::string file, int line, int column,
+                const std::string& rendered)
+        : Base(rendered),
+          message_(std::move(message)),
+          file_(std::move(file)),
+          line_(line),
+          column_(column) {}
+    const std::string& message() const { return message_; }
+    const std::string& file() const { return file_; }
+    int line() const { return line_; }      // 1-based
+    int column() const { return column_; }  // 1-based
+
+  private:
+    std::string message_;
+    std::string file_;
+    int line_;
+    int column_;
+};
+using KernelIndexError = KernelFault<IndexError>;
+using KernelZeroDivisionError = KernelFault<ZeroDivisionError>;
 
 /// A user error in kernel source, with its position. what() is the rendered text
 /// ("k.py:3:9: TypeError: ...\n    <line>\n    ^~~\n"); message() the bare message.
@@ -175,6 +208,9 @@ class Device {
     std::vector<std::string> device_options() const;
     /// Waits for every launch queued on this device (a no-op on the CPU).
     void synchronize() const;
+    /// Whether launches here run debug variants when no DebugScope says otherwise: the `debug`
+    /// option (`tack::init("cpu", {{"debug", true}})`), else TACK_DEBUG when it was built.
+    bool debug() const;
 
     bool operator==(const Device& o) const { return backend_ == o.backend_; }
     /// For bindings and tools.
@@ -186,7 +222,8 @@ class Device {
 
 /// Makes `name`'s device the default and returns it. With no options it is the one device of
 /// that name in the process; with options a new one is built. Options are checked against the
-/// backend's device_options before anything is constructed (ValueError naming the option).
+/// backend's device_options before anything is constructed (ValueError naming the option);
+/// every backend also takes `debug` (bool), see DebugScope.
 Device device(std::string_view name, const DeviceOptions& options = {});
 /// CONTRACT C1: builds a new backend on every call and makes it the default.
 Device init(std::string_view arch = "cpu", const DeviceOptions& options = {});
@@ -196,6 +233,23 @@ Device default_device();
 std::vector<std::string> available_backends();
 /// Waits for every live device.
 void sync();
+
+/// Debug mode for the kernels the calling thread launches while the scope lives, whatever each
+/// device's debug() says (DECISIONS "Debug mode"). Debug variants are compiled apart from the
+/// plain ones and check every field, local-array and shared-array index and every integer `//`
+/// and `%`; a launch waits for its device and throws KernelIndexError or
+/// KernelZeroDivisionError for its first violation (the faulting access is skipped, the other
+/// threads run on). Scopes nest; each restores the mode it found.
+class DebugScope {
+  public:
+    explicit DebugScope(bool enabled = true);
+    ~DebugScope();
+    DebugScope(const DebugScope&) = delete;
+    DebugScope& operator=(const DebugScope&) = delete;
+
+  private:
+    int previous_;
+};
 
 // -------------------------------------------------------------------------------------------
 // Arrays

@@ -5,6 +5,7 @@
 
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/debug_mode.hpp"
 
 namespace tack::python {
 
@@ -74,6 +75,7 @@ void init_devices(nb::module_& m) {
         .def_prop_ro("supports_f64", &Device::supports_f64)
         .def_prop_ro("supports_device_reductions", &Device::supports_device_reductions)
         .def_prop_ro("supports_workgroups", &Device::supports_workgroups)
+        .def_prop_ro("debug", &Device::debug)
         .def_prop_ro("device_memory_spaces",
                      [](const Device& d) {
                          nb::list l;
@@ -120,6 +122,8 @@ void init_devices(nb::module_& m) {
     });
     m.def("_device_used", [] { return g_device_used.load(); });
     m.def("_available_backends", &tack::available_backends);
+    // tack.debug(): the calling thread's override (-1 follows the device), the previous returned.
+    m.def("_exchange_thread_debug", &runtime::exchange_thread_debug, nb::arg("state"));
     m.def("_sync", [] {
         nb::gil_scoped_release release;
         tack::sync();

@@ -1,6 +1,7 @@
 // The core's exceptions as Python exceptions (CONTRACT C27-C28). The kinds map one to one;
 // UnsupportedSyntaxError is the package's own class (a NotImplementedError), registered by
 // tack/__init__.py at import.
+#include <optional>
 #include <sstream>
 
 #include "bindings.hpp"
@@ -49,6 +50,8 @@ void translate(const std::exception_ptr& p, void*) {
         set_python_error(e);
     } catch (const IndexError& e) {
         set_python_error(e);
+    } catch (const ZeroDivisionError& e) {
+        set_python_error(e);
     }
 }
 
@@ -58,21 +61,48 @@ PyObject* exception_type(ErrorKind kind) {
     static PyObject* const kTypes[] = {
         PyExc_SyntaxError,  nullptr,          PyExc_NameError,
         PyExc_TypeError,    PyExc_ValueError, PyExc_NotImplementedError,
-        PyExc_RuntimeError, PyExc_IndexError,
+        PyExc_RuntimeError, PyExc_IndexError, PyExc_ZeroDivisionError,
     };
     if (kind == ErrorKind::UnsupportedSyntax)
         return g_unsupported ? g_unsupported : PyExc_NotImplementedError;
     return kTypes[static_cast<int>(kind)];
 }
 
-std::string python_message(const CompileError& e) {
-    if (e.file().empty() || e.line() == 0) return e.message();
+namespace {
+
+// A kernel source position: a CompileError's, or that of a debug-mode violation.
+struct Located {
+    const std::string& message;
+    const std::string& file;
+    int line, column;
+    const char* rendered;
+};
+
+template <class E>
+Located located(const E& e) {
+    return {e.message(), e.file(), e.line(), e.column(), e.what()};
+}
+
+std::optional<Located> position_of(const Error& e) {
+    if (const auto* c = dynamic_cast<const CompileError*>(&e)) return located(*c);
+    if (const auto* f = dynamic_cast<const KernelIndexError*>(&e)) return located(*f);
+    if (const auto* f = dynamic_cast<const KernelZeroDivisionError*>(&e)) return located(*f);
+    return std::nullopt;
+}
+
+std::string python_text(const Located& e) {
+    if (e.file.empty() || e.line == 0) return e.message;
     std::ostringstream out;
-    out << e.message() << "\n  File \"" << e.file() << "\", line " << e.line() << ", column "
-        << e.column();
-    std::string lines = source_lines(e.rendered());
+    out << e.message << "\n  File \"" << e.file << "\", line " << e.line << ", column " << e.column;
+    std::string lines = source_lines(e.rendered);
     if (!lines.empty()) out << "\n" << lines;
     return out.str();
+}
+
+}  // namespace
+
+std::string python_message(const CompileError& e) {
+    return python_text(located(e));
 }
 
 void raise_python(PyObject* type, const std::string& message) {
@@ -82,16 +112,16 @@ void raise_python(PyObject* type, const std::string& message) {
 
 nb::object exception_object(const Error& e) {
     PyObject* type = exception_type(e.kind());
-    const auto* c = dynamic_cast<const CompileError*>(&e);
-    std::string text = c ? python_message(*c) : std::string(e.what());
+    std::optional<Located> at = position_of(e);
+    std::string text = at ? python_text(*at) : std::string(e.what());
     nb::object exc = nb::steal(PyObject_CallFunction(type, "s", text.c_str()));
     if (!exc.is_valid()) throw nb::python_error();
     // Positions as attributes, so tools need not parse the text.
-    if (c && type != PyExc_SyntaxError) {
-        exc.attr("filename") = c->file();
-        exc.attr("lineno") = c->line();
-        exc.attr("colno") = c->column();
-        exc.attr("msg") = c->message();
+    if (at && type != PyExc_SyntaxError) {
+        exc.attr("filename") = at->file;
+        exc.attr("lineno") = at->line;
+        exc.attr("colno") = at->column;
+        exc.attr("msg") = at->message;
     }
     return exc;
 }

@@ -21,6 +21,7 @@ __path__ = extend_path(__path__, __name__)
 
 from . import _tack, math  # noqa: E402
 from ._aio import sync_async  # noqa: E402
+from ._debug import debug  # noqa: E402
 from ._devices import (
     cpu,
     cuda,
@@ -98,9 +99,9 @@ def _dtype_by_name(name):
 __all__ = [
     "Array", "Device", "DType", "Field", "Func", "Kernel", "Matrix", "UnsupportedSyntaxError",
     "Vector", "arange", "array_from_ptr", "atomic_add", "atomic_max", "atomic_min", "barrier",
-    "block_max", "block_min", "block_sum", "concat", "constant", "cpu", "cuda", "device", "f32",
-    "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip", "i8",
-    "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
+    "block_max", "block_min", "block_sum", "concat", "constant", "cpu", "cuda", "debug", "device",
+    "f32", "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip",
+    "i8", "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
     "local_array_like", "math", "memory_space", "metal", "ndrange", "ones", "opencl", "select",
     "shared", "shared_like", "sync", "sync_async", "data_oriented", "template", "Texture3D",
     "texture3d", "thread_id", "u8", "u16", "u32", "u64", "zeros",

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "runtime/backend.hpp"
+#include "runtime/debug_mode.hpp"
 #include "runtime/registry.hpp"
 #include "tack/tack.hpp"
 
@@ -45,6 +46,14 @@ std::vector<std::string> Device::device_options() const {
 }
 void Device::synchronize() const {
     backend_of(backend_).synchronize();
+}
+bool Device::debug() const {
+    return backend_of(backend_).debug();
+}
+
+DebugScope::DebugScope(bool enabled) : previous_(runtime::exchange_thread_debug(enabled ? 1 : 0)) {}
+DebugScope::~DebugScope() {
+    runtime::exchange_thread_debug(previous_);
 }
 
 Device device(std::string_view name, const DeviceOptions& options) {

@@ -6,8 +6,9 @@ namespace tack::diag {
 
 const char* error_kind_name(ErrorKind kind) {
     static constexpr const char* kNames[] = {
-        "SyntaxError", "UnsupportedSyntaxError", "NameError",    "TypeError",
-        "ValueError",  "NotImplementedError",    "RuntimeError",
+        "SyntaxError",       "UnsupportedSyntaxError", "NameError",    "TypeError",
+        "ValueError",        "NotImplementedError",    "RuntimeError", "IndexError",
+        "ZeroDivisionError",
     };
     return kNames[static_cast<int>(kind)];
 }

@@ -21,6 +21,8 @@ enum class ErrorKind {
     ValueError,
     NotImplemented,  // e.g. workgroup primitives on the CPU
     Runtime,
+    Index,         // debug mode: an out-of-bounds index in a kernel (IndexError)
+    ZeroDivision,  // debug mode: an integer // or % by zero in a kernel (ZeroDivisionError)
 };
 
 const char* error_kind_name(ErrorKind kind);

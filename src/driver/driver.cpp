@@ -37,7 +37,14 @@ ir::Kernel lower(const KernelSource& src, const std::vector<sema::ArgType>& sig)
     return k;
 }
 
+passes::DebugChecked add_debug_checks(ir::Kernel lowered) {
+    passes::DebugChecked checked = passes::debug_checks(std::move(lowered));
+    dump("debug_checks", checked.kernel, pipeline_options());
+    return checked;
+}
+
 ir::Kernel optimize_template(ir::Kernel lowered) {
+    lowered.stmt_files.clear();  // only debug_checks reads it, before this
     return passes::optimize(std::move(lowered), pipeline_options());
 }
 
@@ -45,6 +52,7 @@ ir::Kernel specialize(const ir::Kernel& lowered, const passes::ShapeValues& shap
                       const passes::TextureInHardware& in_hardware) {
     passes::PipelineOptions opts = pipeline_options();
     ir::Kernel k = passes::specialize_shapes(lowered, shapes);
+    k.stmt_files.clear();  // only debug_checks reads it, before this
     dump("specialize_shapes", k, opts);
     k = passes::lower_textures(std::move(k), in_hardware);
     dump("lower_textures", k, opts);

@@ -5,8 +5,8 @@
 // runs:
 //
 //   validate (kernel + reached @tack.func) -> lower (one argument signature, the pristine
-//   template, CONTRACT D17) -> specialize_shapes (the call's extents, D3) -> lower_textures
-//   (the target's texture form, E5) -> optimize (passes)
+//   template, CONTRACT D17) [-> debug_checks, debug variants only] -> specialize_shapes (the
+//   call's extents, D3) -> lower_textures (the target's texture form, E5) -> optimize (passes)
 //
 // Inspect mode "ir" shows the template after optimize, without shapes (CONTRACT C26); every
 // other output is the specialized variant. With TACK_PRINT_AFTER_ALL (or
@@ -37,6 +37,11 @@ std::vector<diag::Diagnostic> validate(const KernelSource& src);
 /// The lowered template for one signature; throws diag::CompileError. Requires validate() to
 /// have returned no diagnostic.
 ir::Kernel lower(const KernelSource& src, const std::vector<sema::ArgType>& sig);
+
+/// The debug variant's template (DECISIONS "Debug mode"): passes::debug_checks over a lowered
+/// template, which specialize() and optimize_template() then take like any other. Plain
+/// variants never pass here, so their code is what it would be without debug mode.
+passes::DebugChecked add_debug_checks(ir::Kernel lowered);
 
 /// The template optimized with its extents left symbolic (inspect mode "ir").
 ir::Kernel optimize_template(ir::Kernel lowered);

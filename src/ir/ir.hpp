@@ -43,7 +43,11 @@
 //   must not be (the C generators emit __fmul_rn or equivalent where the vendor compiler would
 //   contract across statements).
 // * Load/Store index: a flat i64 element index (sema flattens multi-dimensional subscripts with
-//   row-major strides). No bounds checks (caller constraint) except in debug variants.
+//   row-major strides). No bounds checks (caller constraint) except in debug variants, which
+//   passes/debug_checks.cpp makes. That pass recovers the per-axis subscripts from the form
+//   sema's flat_index builds, ((i0 * ArrayDim(b,1) + i1) * ArrayDim(b,2) + i2) ..., every node of
+//   it carrying the subscript's range, and a vector or matrix field's base `t = flat * count`
+//   (the Mul and its IntImm on one range); any other index is checked as a flat element index.
 // * Atomic: relaxed, device scope; the value has the buffer's element type; integer add wraps;
 //   `result` (optional) receives the old value (DECISIONS G6).
 // * For: start/end/step are evaluated once on entry; the loop runs var = start, start+step, ...
@@ -60,6 +64,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <variant>
@@ -95,6 +100,7 @@ struct Buffer {
     int64_t size = 0;      // element count for Local/Shared
     int id = 0;
     SourceRange decl;
+    int elem_rank = 0;  // Param: trailing storage extents that are a vector (1) or matrix (2)
 };
 using BufferPtr = std::shared_ptr<const Buffer>;
 
@@ -467,6 +473,12 @@ struct Kernel {
     std::vector<LoopDim> dims;   // the parallel loop (ndrange: several, row-major)
     Block body;                  // one iteration
     ExprPtr result;              // `return expr` after the loop (DECISIONS G7); may be null
+    /// Statements sema lowered from a @tack.func whose text is another SourceFile than `file`
+    /// (Python captures each function's source on its own), so a pass that reports positions
+    /// inside them (debug_checks) names the right file and line; a statement nested in a mapped
+    /// one takes the innermost mapping. Only sema's output carries it: the driver drops it
+    /// before the passes that rebuild statements. Not printed, not read by code generators.
+    std::map<StmtPtr, diag::SourceFilePtr> stmt_files;
     /// Code generators may ask for the `continue`-of-the-parallel-loop target etc.; nothing else.
 };
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ir/ir.hpp"
 
@@ -52,6 +53,45 @@ ir::Kernel copy_propagate(ir::Kernel k);
 /// control flow, else the ValueError message "Kernel 'k': barrier at body[2].then[0] requires
 /// uniform workgroup participation: ...". (participation.cpp; used by GPU-style backends.)
 std::string check_participation(const ir::Kernel& k);
+
+/// One check of a debug variant: what debug_checks tests at one source position.
+struct CheckSite {
+    enum class Kind { Read, Write, Update, Atomic, FloorDiv, Mod };
+    Kind kind = Kind::Read;
+    diag::SourceFilePtr file;  // the kernel's, or an inlined @tack.func's (Kernel::stmt_files)
+    ir::SourceRange range;
+    ir::BufferPtr buffer;   // accesses: the array
+    bool per_axis = false;  // accesses: values are one subscript per axis of the field's
+                            // logical shape (else one flat element index of its storage)
+    int values = 1;         // i64 values the record holds (subscripts, or the dividend)
+    ir::ScalarType dtype = ir::ScalarType::i64;  // divisions: the operands' type
+};
+
+/// The debug variant of a kernel and what the host needs to read its record.
+struct DebugChecked {
+    ir::Kernel kernel;
+    std::vector<CheckSite> sites;  // site id s (>= 1) is sites[s - 1]
+    int errors_param = -1;         // the i32 record parameter, kDebugRecordWords elements
+    /// The i64 scalar parameters after it: (array parameter, dim) extents the checks compare
+    /// with; dim -1 is the array's element count (its storage, vector components included).
+    std::vector<std::pair<int, int>> extents;
+};
+
+/// The record: [0] set to 1 by the first violation (atomic max), [1] its site id, then
+/// kDebugRecordValues i64 values as (low, high) i32 word pairs.
+inline constexpr int kDebugRecordValues = 4;
+inline constexpr int kDebugRecordWords = 2 + 2 * kDebugRecordValues;
+
+/// DECISIONS "Debug mode" (debug_checks.cpp). Requires: sema's lowered template (before
+/// specialize_shapes: extents are still ArrayDim, Kernel::stmt_files is valid). Guarantees:
+/// every field, local-array and shared-array index (Load, Store, Atomic) is compared with its
+/// extents, per axis where the index is sema's flattening, and every integer `//` and `%`
+/// whose divisor is not a non-zero constant is compared with 0; the first failing check of a
+/// launch records its site and values. An out-of-bounds access is skipped (a read yields 0,
+/// an atomic's old value is 0); a division by zero keeps its defined result 0; every thread
+/// runs on. Checks in the prologue (which may not store) are held in variables and recorded
+/// by the first iteration. The parallel loop's bounds and `return expr` are not checked.
+DebugChecked debug_checks(ir::Kernel k);
 
 struct PipelineOptions {
     bool print_after_all = false;  // write the IR after each pass to stderr

@@ -173,6 +173,11 @@ class Backend : public std::enable_shared_from_this<Backend> {
     virtual std::pair<int, int> dlpack_device() const { return {1, 0}; }
     /// Whether calls whose written arrays overlap no other array get a `noalias` variant.
     virtual bool specializes_disjoint() const { return false; }
+    /// Whether launches on this device compile and run debug variants (DECISIONS "Debug mode"):
+    /// the `debug` option every backend accepts, else TACK_DEBUG when the device was built
+    /// (registry.cpp). A thread's tack::DebugScope overrides it (runtime/debug_mode.hpp).
+    bool debug() const { return debug_; }
+    void set_debug(bool on) { debug_ = on; }
 
     /// CONTRACT E5: whether a texture of extents (W, H, D) is sampled by texture hardware on
     /// this device, which changes the generated code (decided before the variant is built, so
@@ -269,6 +274,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
                                                         const VariantOptions& options) {
         return nullptr;
     }
+
+  private:
+    bool debug_ = false;
 };
 
 /// Host memory buffer shared by host-visible backends: 64-byte aligned, zero-filled, or wrapped.

@@ -2,7 +2,9 @@
 
 namespace tack::runtime {
 
-static_assert(static_cast<int>(ErrorKind::Runtime) == static_cast<int>(diag::ErrorKind::Runtime),
+static_assert(static_cast<int>(ErrorKind::Runtime) == static_cast<int>(diag::ErrorKind::Runtime) &&
+                  static_cast<int>(ErrorKind::ZeroDivision) ==
+                      static_cast<int>(diag::ErrorKind::ZeroDivision),
               "tack::ErrorKind mirrors diag::ErrorKind");
 
 void throw_public(const diag::CompileError& error) {
@@ -25,6 +27,8 @@ void throw_public(const diag::Diagnostic& d) {
             throw NotImplementedError(d.message);
         case ErrorKind::Index:
             throw IndexError(d.message);
+        case ErrorKind::ZeroDivision:
+            throw ZeroDivisionError(d.message);
         case ErrorKind::Runtime:
             throw RuntimeError(d.message);
         default:

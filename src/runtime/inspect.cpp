@@ -10,6 +10,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/checks.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/debug_mode.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/kernel_impl.hpp"
@@ -78,6 +79,7 @@ std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& 
         check_atomic_dtypes(fn, facts, backend);
         check_atomic_alignment(fn, facts, args);
         bool noalias = backend.specializes_disjoint() && disjoint(facts, args);
+        if (debug_enabled(backend)) lowered = driver::add_debug_checks(std::move(lowered)).kernel;
         return inspect_lowered(std::move(lowered), backend, args, mode, noalias);
     } catch (const diag::CompileError& e) {
         throw_public(e);

@@ -31,7 +31,8 @@ std::string render_variant(const ir::Kernel& kernel, std::string_view target, In
 
 /// tack.inspect: validates, lowers and specializes `fn` for `args` as a call on `backend`
 /// would (dtype, workgroup-support, atomic and alignment checks; not read-only or launch
-/// size), then renders it. Errors are the public tack:: exceptions, never wrapped.
+/// size; the debug variant in debug mode), then renders it. Errors are the public tack::
+/// exceptions, never wrapped.
 std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& fn,
                          const Backend& backend, std::span<const detail::Arg> args,
                          InspectMode mode);

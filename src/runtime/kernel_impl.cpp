@@ -9,6 +9,7 @@
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/checks.hpp"
+#include "runtime/debug_mode.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/launch.hpp"
@@ -23,14 +24,26 @@ struct VariantSlot {
     std::shared_ptr<const Variant> variant;
 };
 
+struct SignatureEntry;
+
+// Runs one launch of a variant of `sig` (and the kernel's result into `result` when not null).
+using Dispatcher = void (*)(const SignatureEntry& sig, Backend& backend, const Variant& v,
+                            const LaunchArgs& launch, std::span<const detail::Arg> args,
+                            void* result);
+
 struct SignatureEntry {
     std::vector<sema::ArgType> sig;
+    bool debug = false;  // a debug template (DECISIONS "Debug mode"): keyed apart
     ir::Kernel lowered;  // pristine template: passes work on copies (CONTRACT D17)
     std::vector<std::pair<int, int>> dims_used;
     KernelFacts facts;
     LaunchPlan launch;            // launch_count() without the IR evaluator on every call
     std::string workgroup_error;  // set when the backend cannot run the kernel's workgroup use
     std::vector<std::unique_ptr<VariantSlot>> variants;
+    // A plain template dispatches directly; a debug one through its record (debug_mode.cpp), so
+    // the launch path holds no test of the mode after the lookup that keys it.
+    Dispatcher dispatch = nullptr;
+    std::unique_ptr<const DebugInfo> debug_info;
 };
 
 struct BackendCache {
@@ -43,6 +56,16 @@ namespace {
 
 // Extents of one call's shape signature; small enough to live on the stack in practice.
 using Extents = std::vector<int64_t>;
+
+void dispatch_plain(const SignatureEntry&, Backend& backend, const Variant& v,
+                    const LaunchArgs& launch, std::span<const detail::Arg>, void* result) {
+    backend.dispatch(v, launch, result);
+}
+
+void dispatch_debug(const SignatureEntry& sig, Backend& backend, const Variant& v,
+                    const LaunchArgs& launch, std::span<const detail::Arg> args, void* result) {
+    dispatch_checked(*sig.debug_info, backend, v, launch, args, result);
+}
 
 bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg> args) {
     for (size_t i = 0; i < sig.size(); ++i) {
@@ -87,9 +110,9 @@ BackendCache* find_cache(const std::vector<std::unique_ptr<BackendCache>>& cache
     return nullptr;
 }
 
-SignatureEntry* find_signature(BackendCache& cache, std::span<const detail::Arg> args) {
+SignatureEntry* find_signature(BackendCache& cache, std::span<const detail::Arg> args, bool debug) {
     for (auto& s : cache.signatures) {
-        if (matches(s->sig, args)) return s.get();
+        if (s->debug == debug && matches(s->sig, args)) return s.get();
     }
     return nullptr;
 }
@@ -167,6 +190,7 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         if (args.size() != fn_->params.size()) check_valid();  // located rejection first
         check_arguments(backend, args);
         check_valid();
+        bool debug = debug_enabled(backend);
         // Hot path: one shared lock finds the signature and, when compiled, the variant.
         SignatureEntry* sig = nullptr;
         const Variant* found = nullptr;
@@ -174,14 +198,14 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         {
             std::shared_lock lock(mutex_);
             if (BackendCache* cache = find_cache(caches_, backend))
-                sig = find_signature(*cache, args);
+                sig = find_signature(*cache, args, debug);
             if (sig) {
                 noalias = backend.specializes_disjoint() && disjoint(*sig, args);
                 found = find_variant(*sig, args, noalias);
             }
         }
         if (!sig) {
-            sig = &signature(cache_for(backend), backend, args);
+            sig = &signature(cache_for(backend), backend, args, debug);
             noalias = backend.specializes_disjoint() && disjoint(*sig, args);
         }
         check_per_call(*sig, backend, args);
@@ -209,11 +233,11 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         }
         LaunchArgs launch{slots, buffers, total};
         if (!result) {
-            backend.dispatch(v, launch, nullptr);
+            sig->dispatch(*sig, backend, v, launch, args, nullptr);
             return std::nullopt;
         }
         Scalar value{result->type, 0};
-        backend.dispatch(v, launch, &value.bits);  // little-endian: low bytes
+        sig->dispatch(*sig, backend, v, launch, args, &value.bits);  // little-endian: low bytes
         return value;
     } catch (const diag::CompileError& e) {
         throw_public(e);
@@ -278,26 +302,36 @@ BackendCache& KernelImpl::cache_for(Backend& backend) {
 }
 
 SignatureEntry& KernelImpl::signature(BackendCache& cache, Backend& backend,
-                                      std::span<const detail::Arg> args) {
+                                      std::span<const detail::Arg> args, bool debug) {
     // Lowering runs outside the lock; a failed lowering stores nothing (CONTRACT D1).
-    std::unique_ptr<SignatureEntry> fresh = lower(backend, signature_of(args));
+    std::unique_ptr<SignatureEntry> fresh = lower(backend, signature_of(args), debug);
     std::unique_lock lock(mutex_);
     for (auto& s : cache.signatures) {
-        if (s->sig == fresh->sig) return *s;
+        if (s->sig == fresh->sig && s->debug == debug) return *s;
     }
     cache.signatures.push_back(std::move(fresh));
     return *cache.signatures.back();
 }
 
-std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend,
-                                                  std::vector<sema::ArgType> sig) {
+std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<sema::ArgType> sig,
+                                                  bool debug) {
     check_dtypes(*fn_, sig, backend);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
     entry->lowered = driver::lower(source(), sig);
     entry->sig = std::move(sig);
-    entry->dims_used = passes::shape_dims_used(entry->lowered);
+    // Facts and launch plan describe the kernel's own parameters, with or without debug checks.
     entry->facts = collect_facts(entry->lowered);
     entry->launch = LaunchPlan(entry->lowered);
+    entry->debug = debug;
+    entry->dispatch = dispatch_plain;
+    if (debug) {
+        passes::DebugChecked checked = driver::add_debug_checks(std::move(entry->lowered));
+        entry->lowered = std::move(checked.kernel);
+        entry->debug_info = std::make_unique<const DebugInfo>(DebugInfo{
+            name(), std::move(checked.sites), checked.errors_param, std::move(checked.extents)});
+        entry->dispatch = dispatch_debug;
+    }
+    entry->dims_used = passes::shape_dims_used(entry->lowered);
     entry->workgroup_error = workgroup_error(*fn_, entry->facts, backend);
     check_atomic_dtypes(*fn_, entry->facts, backend);
     return entry;
@@ -354,8 +388,10 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     const cache::DiskCache& disk = disk_cache();
     if (!target || !disk.enabled()) return backend.build_variant(k, options);
 
+    std::string variant_key = noalias ? "noalias" : "may-alias";
+    if (sig.debug) variant_key += "+debug";  // the IR differs too; the key says so outright
     std::string key = cache::make_key({.ir_text = ir::print(k),
-                                       .variant_key = noalias ? "noalias" : "may-alias",
+                                       .variant_key = variant_key,
                                        .target_fingerprint = *target,
                                        .llvm_version = "",
                                        .options = std::string(backend.name())});

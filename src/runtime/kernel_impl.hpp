@@ -5,7 +5,8 @@
 // Two-level cache per backend: the argument signature (per argument: array or scalar, dtype,
 // rank; CONTRACT D3 param_sig) selects a lowered IR template with the facts dispatch checks;
 // the extents that reach generated code (shape_sig) plus the disjoint bit select a compiled
-// variant. Scalar values and the launch length are not in the key (D2, D4). Lookups hold a
+// variant. Scalar values and the launch length are not in the key (D2, D4). Debug mode
+// (DECISIONS) keys its own templates: a debug and a plain variant never meet. Lookups hold a
 // shared lock; building happens outside any lock, so two threads missing at once may both
 // compile (both correct, D16) and the first stored wins.
 
@@ -56,9 +57,10 @@ class KernelImpl {
   private:
     void check_arguments(Backend& backend, std::span<const detail::Arg> args) const;
     SignatureEntry& signature(BackendCache& cache, Backend& backend,
-                              std::span<const detail::Arg> args);
+                              std::span<const detail::Arg> args, bool debug);
     BackendCache& cache_for(Backend& backend);
-    std::unique_ptr<SignatureEntry> lower(Backend& backend, std::vector<sema::ArgType> sig);
+    std::unique_ptr<SignatureEntry> lower(Backend& backend, std::vector<sema::ArgType> sig,
+                                          bool debug);
     void check_per_call(const SignatureEntry& sig, Backend& backend,
                         std::span<const detail::Arg> args) const;
     bool disjoint(const SignatureEntry& sig, std::span<const detail::Arg> args) const;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/env.hpp"
+
 namespace tack::runtime {
 
 namespace {
@@ -55,8 +57,22 @@ void check_options(const BackendEntry& entry, const DeviceOptions& options) {
                      ". Accepted: " + join(accepted, "none") + ".");
 }
 
-std::shared_ptr<Backend> construct(const BackendEntry& entry, const DeviceOptions& options) {
+// DECISIONS "Debug mode": `debug` is an option of every device, not of one backend, so it is
+// taken out here before the backend's own options are checked.
+std::optional<bool> take_debug_option(DeviceOptions& options) {
+    auto it = options.find("debug");
+    if (it == options.end()) return std::nullopt;
+    const bool* on = std::get_if<bool>(&it->second.value());
+    if (!on) throw ValueError("The 'debug' option takes True or False");
+    bool value = *on;
+    options.erase(it);
+    return value;
+}
+
+std::shared_ptr<Backend> construct(const BackendEntry& entry, const DeviceOptions& options,
+                                   std::optional<bool> debug) {
     std::shared_ptr<Backend> b = entry.create(options);
+    b->set_debug(debug.value_or(support::env_debug()));
     std::lock_guard lock(registry().mutex);
     auto& live = registry().live;
     std::erase_if(live, [](const std::weak_ptr<Backend>& w) { return w.expired(); });
@@ -73,15 +89,17 @@ const BackendEntry* find_backend(std::string_view name) {
     return nullptr;
 }
 
-std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions& options,
+std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions& given,
                                      bool fresh) {
     const BackendEntry* entry = find_backend(name);
     if (!entry) {
         throw ValueError("Unknown architecture: '" + std::string(name) +
                          "'. Available: " + join(sorted_names(), "none"));
     }
+    DeviceOptions options = given;
+    std::optional<bool> debug = take_debug_option(options);
     check_options(*entry, options);
-    if (fresh || !options.empty()) return construct(*entry, options);
+    if (fresh || !given.empty()) return construct(*entry, options, debug);
     {
         std::lock_guard lock(registry().mutex);
         auto it = registry().plain.find(name);
@@ -89,7 +107,7 @@ std::shared_ptr<Backend> open_device(std::string_view name, const DeviceOptions&
     }
     // Constructed outside the lock (a backend may take time to start); the first one stored
     // wins if two threads race.
-    std::shared_ptr<Backend> b = construct(*entry, options);
+    std::shared_ptr<Backend> b = construct(*entry, options, std::nullopt);
     std::lock_guard lock(registry().mutex);
     auto [it, inserted] = registry().plain.emplace(std::string(name), b);
     return it->second;

@@ -350,6 +350,7 @@ class Lowerer {
     std::map<std::string, ir::TablePtr> tables_;  // by printed contents: one table per constant
     std::map<int, Binding> arg_bindings_;         // template fields and scalars, by argument index
     std::vector<ir::VarPtr> locals_;
+    std::map<ir::StmtPtr, diag::SourceFilePtr> stmt_files_;  // ir::Kernel::stmt_files
     // FuncRef identities being inlined, with the template bound to `self` (-1: none): a method
     // calling the same method of a nested template is not recursion (templates are finite).
     std::vector<std::pair<const void*, int>> call_stack_;

@@ -98,7 +98,12 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
     loop_depth_ = 0;
     call_stack_.push_back(frame);
     call_names_.push_back(def.name);
+    size_t first_stmt = out.size();
     lower_func_body(def.body, out);
+    if (callee.file != caller->file) {
+        for (size_t i = first_stmt; i < out.size(); ++i)
+            stmt_files_.emplace(out[i], callee.file);  // a nested callee's entry stays
+    }
     call_names_.pop_back();
     call_stack_.pop_back();
     loop_depth_ = saved_depth;

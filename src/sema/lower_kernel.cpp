@@ -121,7 +121,7 @@ void Lowerer::bind_params(ir::Kernel& k) {
             // extents; the binding keeps the element shape (A28, A34).
             param.buffer = std::make_shared<const ir::Buffer>(
                 ir::Buffer{pname, a.dtype, a.rank + a.elem_rank(), ir::BufferKind::Param,
-                           static_cast<int>(i), 0, next_var_id_++, prange});
+                           static_cast<int>(i), 0, next_var_id_++, prange, a.elem_rank()});
             b = Binding{
                 Binding::Kind::Array, nullptr, {},          VShape{a.elem_rows, a.elem_cols},
                 param.buffer,         "",      a.is_texture};
@@ -366,6 +366,7 @@ ir::Kernel Lowerer::run() {
     }
     check_outside(epilogue, 0, kernel_scope_);
     k.locals = locals_;
+    k.stmt_files = std::move(stmt_files_);
     return k;
 }
 

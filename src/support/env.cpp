@@ -116,6 +116,10 @@ std::optional<bool> env_cpu_lanes() {
                                                  "'. Accepted values: auto, 0, 1 (or off, on)");
 }
 
+bool env_debug() {
+    return env_flag("TACK_DEBUG");
+}
+
 bool env_print_after_all() {
     return env_flag("TACK_PRINT_AFTER_ALL");
 }

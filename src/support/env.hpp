@@ -45,6 +45,11 @@ std::optional<bool> env_cpu_lanes();
 /// specialization and every pass to stderr, as `tackc inspect --print-after-all` does.
 bool env_print_after_all();
 
+/// TACK_DEBUG (boolean flag): devices built while it is set run debug variants, which check
+/// every array index and integer divisor and raise IndexError / ZeroDivisionError at the first
+/// violation of a launch (docs/debug.md); the `debug` device option overrides it.
+bool env_debug();
+
 /// TACK_HIP_ALLOCATOR: `pool` selects HIP's stream-ordered pool (hipMallocAsync); unset, empty
 /// or `cache` the hipMalloc buffer cache; anything else throws a ValueError CompileError.
 bool env_hip_pool_allocator();

@@ -24,6 +24,7 @@ namespace {
 struct InspectOptions {
     std::string path, kernel, args, mode = "ir", shapes, target = "cpu";
     bool aliased = false;  // CPU: the variant for arrays that may overlap (no noalias)
+    bool debug = false;    // the debug variant (DECISIONS "Debug mode")
     bool print_after_all = false;
 };
 
@@ -45,6 +46,8 @@ InspectOptions parse_options(const Args& args) {
             o.target = value();
         else if (args[i] == "--aliased")
             o.aliased = true;
+        else if (args[i] == "--debug")
+            o.debug = true;
         else if (args[i] == "--print-after-all")
             o.print_after_all = true;
         else if (args[i].starts_with("--"))
@@ -118,6 +121,7 @@ int cmd_inspect(const Args& args) {
         if (!fn || fn->def_kind != frontend::DefKind::Kernel)
             throw std::runtime_error("no @tack.kernel named '" + o.kernel + "' in " + o.path);
         ir::Kernel k = driver::lower({*fn, file, *env}, sema::parse_arg_types(o.args));
+        if (o.debug) k = driver::add_debug_checks(std::move(k)).kernel;
         std::fputs(render(o, std::move(k)).c_str(), stdout);
         return 0;
     } catch (const diag::CompileError& e) {

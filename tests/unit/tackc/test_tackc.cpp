@@ -86,8 +86,8 @@ TEST(Tackc, HelpDocumentsEveryCommand) {
     Result r = tackc("--help");
     EXPECT_EQ(r.status, 0);
     for (const char* part :
-         {"check FILE.py", "inspect FILE.py KERNEL", "--target", "--aliased", "cache info",
-          "cache clear", "TACK_CACHE_DIR", "devices", "level_zero", "metal"}) {
+         {"check FILE.py", "inspect FILE.py KERNEL", "--target", "--aliased", "--debug",
+          "cache info", "cache clear", "TACK_CACHE_DIR", "devices", "level_zero", "metal"}) {
         EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
     }
 }
@@ -242,6 +242,27 @@ TEST(Tackc, InspectCpuSourceIsNoaliasUnlessAliased) {
     Result explicit_cpu = tackc("inspect " + file +
                                 " saxpy --args 'f32[:],f32[:],f32,i64' --mode source --target cpu");
     EXPECT_EQ(explicit_cpu.out, disjoint.out);
+}
+
+// --debug shows the debug variant (DECISIONS "Debug mode"); without it the plain one, unchanged.
+TEST(Tackc, InspectDebugShowsTheCheckedVariant) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    std::string args = "inspect " + file + " saxpy --args 'f32[:],f32[:],f32,i64'";
+    Result ir = tackc(args + " --debug");
+    EXPECT_EQ(ir.status, 0) << ir.out;
+    EXPECT_TRUE(has(ir.out, "debug_errors: i32[1]")) << ir.out;
+    EXPECT_TRUE(has(ir.out, "atomic_max debug_errors[0i64], 1i32")) << ir.out;
+    EXPECT_FALSE(has(tackc(args).out, "debug")) << tackc(args).out;
+    for (const char* target : {"cpu", "opencl", "cuda", "hip", "metal"}) {
+        Result plain = tackc(args + " --mode source --target " + target);
+        Result debug = tackc(args + " --mode source --debug --target " + target);
+        EXPECT_EQ(plain.status, 0) << target << plain.out;
+        EXPECT_EQ(debug.status, 0) << target << debug.out;
+        EXPECT_NE(plain.out, debug.out) << target;
+        EXPECT_TRUE(has(debug.out, std::string(target) == "cpu" ? "atomicrmw max" : "atomic"))
+            << target << debug.out;
+    }
 }
 
 // Each GPU target prints its dialect's source with no device present.
