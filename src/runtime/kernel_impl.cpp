@@ -181,12 +181,18 @@ std::string KernelImpl::param_name(int i) const {
     return "template member #" + std::to_string(i - static_cast<int>(fn_->params.size()));
 }
 
-std::optional<Scalar> KernelImpl::call(std::span<const detail::Arg> args) {
-    return call_on(default_backend(), args);
+std::optional<Scalar> KernelImpl::call(std::span<const detail::Arg> args, CallGate* gate) {
+    return call_on(default_backend(), args, gate);
 }
 
-std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const detail::Arg> args) {
+std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const detail::Arg> args,
+                                          CallGate* gate) {
+    auto release = [gate] {
+        if (gate) gate->release();
+    };
     try {
+        // Validation may ask Python about names, and call_once waits for another thread's run.
+        if (!validated_done_.load(std::memory_order_acquire)) release();
         if (args.size() != fn_->params.size()) check_valid();  // located rejection first
         check_arguments(backend, args);
         check_valid();
@@ -205,6 +211,7 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
             }
         }
         if (!sig) {
+            release();
             sig = &signature(cache_for(backend), backend, args, debug);
             noalias = backend.specializes_disjoint() && disjoint(*sig, args);
         }
@@ -212,7 +219,13 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         int64_t total = sig->launch.count({&sig->lowered, args});
         const ir::ExprPtr& result = sig->lowered.result;
         if (total == 0 && !result) return std::nullopt;
+        if (!found) release();
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
+        // Held only across a launch whose length the cost model can know from earlier calls
+        // (debug templates, which read their checks back after the launch, always release).
+        if (sig->debug || !sig->facts.fixed_cost ||
+            !(backend.inline_run_ns(v, total) < (gate ? gate->hold_below_ns() : 0.0)))
+            release();
 
         uint64_t stack_slots[32];
         const Buffer* stack_buffers[32];
@@ -264,7 +277,7 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
                              "' is an empty tack::Array handle");
         }
         const Buffer& buffer = *a->buffer();
-        if (backend.binds(buffer)) continue;
+        if (&buffer.backend() == &backend || backend.binds(buffer)) continue;
         const Backend& owner = buffer.backend();
         std::string where = owner.name() == backend.name()
                                 ? "another " + std::string(owner.display_name()) +
@@ -278,7 +291,13 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
 }
 
 void KernelImpl::check_valid() {
-    std::call_once(validated_, [this] { validation_errors_ = driver::validate(source()); });
+    // call_once's own fast path goes through thread-local state on every call.
+    if (!validated_done_.load(std::memory_order_acquire)) {
+        std::call_once(validated_, [this] {
+            validation_errors_ = driver::validate(source());
+            validated_done_.store(true, std::memory_order_release);
+        });
+    }
     if (!validation_errors_.empty()) throw_public(validation_errors_.front());
 }
 

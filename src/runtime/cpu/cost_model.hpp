@@ -109,6 +109,10 @@ class CpuExecutor {
     void assume_fan_out_ns(double warm, double cold);
     /// Would a range of `total` fan out now (the decision dispatch makes for a measured variant)?
     bool would_fan_out(const CostModel& model, int64_t total) const;
+    /// The predicted ns of dispatch(model, ..., total) when it is sure to run serially on the
+    /// calling thread: the variant is measured and the range lies below every fan-out threshold
+    /// (dispatch's fast path). +infinity otherwise.
+    double inline_ns(const CostModel& model, int64_t total) const;
     /// nullptr for a one-thread executor.
     ThreadPool* pool() { return pool_.get(); }
 
@@ -138,6 +142,12 @@ class CpuExecutor {
         int count_ = 0;
     };
 
+    /// Ranges whose serial time r_s * n lies below this never fan out, whatever the workers'
+    /// state: min(warm F, cold F) * margin, capped at kAlwaysParallelNs. Kept current by every
+    /// change of the fan-out estimates, so dispatch decides those ranges with one comparison.
+    double serial_bound_ns() const { return serial_bound_ns_.load(std::memory_order_relaxed); }
+    bool surely_serial(const CostModel& model, int64_t total) const;
+    void update_serial_bound();
     void run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
     void run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
     void run_parallel(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
@@ -160,6 +170,7 @@ class CpuExecutor {
     double margin_;
     FanOutCost warm_;
     FanOutCost cold_;
+    std::atomic<double> serial_bound_ns_{0.0};
     std::unique_ptr<ThreadPool> pool_;
 };
 
