@@ -43,6 +43,7 @@ constexpr double kColdFanOutFloorNs = 50e3;
 constexpr double kFirstSightPieceNs = 10e3;
 constexpr int64_t kFirstSightPrefixFraction = 8;
 constexpr double kMinParallelBusyNs = 2000.0;  // shorter fan-outs are mostly wake-up noise
+constexpr uint32_t kSampleEvery = 16;          // fast-path ranges: one timed call in this many
 
 using Clock = std::chrono::steady_clock;
 
@@ -225,10 +226,10 @@ int64_t CpuExecutor::probe_min_range() const {
 void CpuExecutor::dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
     if (end <= start) return;
     int64_t total = end - start;
-    // One thread, or a range far from every threshold: timed serially (inline_ns() needs r_s
-    // even without a pool).
+    // One thread, or a range far from every threshold: serial, timed now and then (inline_ns()
+    // needs r_s even without a pool).
     if (!pool_ || surely_serial(model, total)) {
-        run_serial_timed(model, fn, ctx, start, end, total);
+        run_serial_sampled(model, fn, ctx, start, end);
         return;
     }
     if (model.serial_ns_per_elem() > 0.0 && would_fan_out(model, total)) {
@@ -294,6 +295,25 @@ void CpuExecutor::run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t st
             return;
         }
     }
+    run_serial_timed(model, fn, ctx, start, end, end - start);
+}
+
+// Two clock reads are a quarter of a 1-element launch, so ranges on the fast path are timed only
+// every kSampleEvery-th call (the counter is racy on purpose: a lost update shifts the schedule);
+// always while unmeasured, and right after a fan-out scattered the data (the sample then clears
+// that). A cost that rises is noticed within kSampleEvery calls; launches predicted brief enough
+// to keep the GIL have a fixed cost per iteration (KernelFacts::fixed_cost), so theirs cannot
+// jump with an argument's value.
+void CpuExecutor::run_serial_sampled(CostModel& model, RangeFn fn, void* ctx, int64_t start,
+                                     int64_t end) {
+    uint32_t n = model.untimed_.load(std::memory_order_relaxed);
+    if (n + 1 < kSampleEvery && model.serial_ns_per_elem() > 0.0 &&
+        !model.scattered_.load(std::memory_order_relaxed)) {
+        model.untimed_.store(n + 1, std::memory_order_relaxed);
+        fn(ctx, start, end);
+        return;
+    }
+    model.untimed_.store(0, std::memory_order_relaxed);
     run_serial_timed(model, fn, ctx, start, end, end - start);
 }
 

@@ -279,6 +279,26 @@ TEST(CostModel, InlinePredictionOnlyForSurelySerialRanges) {
     EXPECT_TRUE(std::isinf(executor.inline_ns(model, n)));
 }
 
+// The fast path times one call in 16: a cost that rises is still noticed, within a few samples.
+TEST(CostModel, FastPathNoticesARisingCost) {
+    CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+    executor.assume_fan_out_ns(20e3, 80e3);
+    CostModel model;
+    const int64_t n = 100;
+    std::vector<std::atomic<int>> hits(n);
+    Timed kernel{.ns_per_elem = 10.0, .hits = &hits};
+    int calls = 0;
+    for (; calls < 40; ++calls)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);
+    ASSERT_TRUE(std::isfinite(executor.inline_ns(model, n)));
+    kernel.ns_per_elem = 4000.0;  // 400 µs a call: far above the fast path's 40 µs bound
+    for (int i = 0; i < 200 && std::isfinite(executor.inline_ns(model, n)); ++i, ++calls)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);
+    EXPECT_TRUE(std::isinf(executor.inline_ns(model, n)));
+    for (auto& h : hits)
+        ASSERT_EQ(h.load(), calls);
+}
+
 TEST(CostModel, OneThreadPredictsEveryMeasuredRangeInline) {
     CpuExecutor executor(1, CpuPolicy::V2, std::nullopt);
     CostModel model;
