@@ -1,5 +1,6 @@
 """Packaging properties: import cost, no Python-side kernel compiler, the public names."""
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -51,6 +52,30 @@ def test_kernels_compile_without_pythons_parser(tmp_path):
     lines = out.splitlines()
     assert lines[0] == "[1.0, 3.0, 5.0, 7.0]"
     assert "llvmlite" not in out
+
+
+def test_import_loads_no_heavy_modules():
+    # asyncio (with ssl, subprocess, ...) and pkgutil (with importlib.util and typing) were two
+    # thirds of `import tack`; tack.sync_async loads asyncio when a coroutine first waits.
+    code = ("import sys, tack; heavy = ('asyncio', 'concurrent.futures', 'pkgutil', 'typing', "
+            "'numpy'); print(sorted(m for m in heavy if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=python_env())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_other_tack_folders_on_sys_path_join_the_package(tmp_path):
+    # What pkgutil.extend_path gave: tack-vis-style distributions add modules under tack/.
+    extra = tmp_path / "site" / "tack"
+    extra.mkdir(parents=True)
+    (extra / "addon_probe.py").write_text("VALUE = 42\n")
+    env = python_env()
+    env["PYTHONPATH"] += os.pathsep + str(tmp_path / "site")
+    code = "import tack.addon_probe as p, tack; print(p.VALUE, len(tack.__path__))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[0] == "42"
 
 
 def test_public_names():
