@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 import tack
 
 from conftest import ROOT, python_env
@@ -63,6 +65,51 @@ def test_import_loads_no_heavy_modules():
                        env=python_env())
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+LAZY_LLVM = (PACKAGE / "_tack_llvm.so").exists()
+
+
+@pytest.mark.skipif(not LAZY_LLVM, reason="this build links LLVM into the extension")
+def test_import_maps_no_llvm_until_a_cpu_backend_starts(tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(textwrap.dedent("""
+        import tack
+
+        def llvm_mapped():
+            return any("libLLVM" in line for line in open("/proc/self/maps"))
+
+        print(llvm_mapped())
+        @tack.kernel
+        def twice(x):
+            for i in range(x.shape[0]):
+                x[i] = 2 * x[i]
+        x = tack.ones(tack.f32, 4)
+        print(llvm_mapped())
+        twice(x)
+        print(x.to_numpy().tolist())
+    """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       env=python_env())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:3] == ["False", "True", "[2.0, 2.0, 2.0, 2.0]"]
+
+
+@pytest.mark.skipif(not LAZY_LLVM, reason="this build links LLVM into the extension")
+def test_missing_code_generator_module_is_explained(tmp_path):
+    copy = tmp_path / "tack"
+    copy.mkdir()
+    for f in PACKAGE.iterdir():
+        if f.suffix == ".py" or (f.name.startswith("_tack.") and f.suffix == ".so"):
+            (copy / f.name).write_bytes(f.read_bytes())
+    code = ("import tack\n"
+            "try:\n    tack.init(tack.cpu)\n"
+            "except RuntimeError as e:\n    print('RuntimeError', e)\n")
+    env = dict(python_env(), PYTHONPATH=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("RuntimeError")
+    assert "_tack_llvm.so cannot be loaded" in r.stdout
 
 
 def test_other_tack_folders_on_sys_path_join_the_package(tmp_path):
