@@ -1,6 +1,8 @@
 #include "runtime/kernel_impl.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <iterator>
 #include <set>
 
@@ -15,6 +17,7 @@
 #include "runtime/launch.hpp"
 #include "runtime/registry.hpp"
 #include "runtime/targets.hpp"
+#include "support/env.hpp"
 
 namespace tack::runtime {
 
@@ -131,6 +134,48 @@ const Variant* find_variant(const SignatureEntry& sig, std::span<const detail::A
     }
     return nullptr;
 }
+
+// TACK_TIME_COMPILE: the steps of one build, written to stderr as one line when it ends.
+class StepTimes {
+  public:
+    explicit StepTimes(std::string what)
+        : on_(support::env_time_compile()), what_(std::move(what)) {}
+    StepTimes(const StepTimes&) = delete;
+    StepTimes& operator=(const StepTimes&) = delete;
+    ~StepTimes() {
+        if (on_)
+            std::fprintf(stderr, "tack: %s in %.3f ms:%s\n", what_.c_str(), ms(start_),
+                         steps_.c_str());
+    }
+    template <class F>
+    decltype(auto) step(const char* name, F&& f) {
+        struct Done {
+            StepTimes* times;
+            const char* name;
+            Clock::time_point t0 = Clock::now();
+            ~Done() {
+                if (times) times->add(name, t0);
+            }
+        } done{on_ ? this : nullptr, name};
+        return std::forward<F>(f)();
+    }
+
+  private:
+    using Clock = std::chrono::steady_clock;
+    static double ms(Clock::time_point t0) {
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    }
+    void add(const char* name, Clock::time_point t0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %s %.3f", name, ms(t0));
+        steps_ += buf;
+    }
+
+    bool on_;
+    std::string what_;
+    std::string steps_;
+    Clock::time_point start_ = Clock::now();
+};
 
 }  // namespace
 
@@ -336,7 +381,8 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<
                                                   bool debug) {
     check_dtypes(*fn_, sig, backend);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
-    entry->lowered = driver::lower(source(), sig);
+    StepTimes times("kernel '" + name() + "': argument signature");
+    entry->lowered = times.step("lower", [&] { return driver::lower(source(), sig); });
     entry->sig = std::move(sig);
     // Facts and launch plan describe the kernel's own parameters, with or without debug checks.
     entry->facts = collect_facts(entry->lowered);
@@ -401,24 +447,32 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     passes::ShapeValues shapes;
     for (size_t i = 0; i < extents.size(); ++i)
         shapes[sig.dims_used[i]] = extents[i];
-    ir::Kernel k = driver::specialize(sig.lowered, shapes, textures_of(backend));
+    StepTimes times("kernel '" + name() + "': variant on " + std::string(backend.name()));
+    ir::Kernel k = times.step(
+        "specialize", [&] { return driver::specialize(sig.lowered, shapes, textures_of(backend)); });
     VariantOptions options{.noalias = noalias};
     std::optional<std::string> target = backend.cache_target();
     const cache::DiskCache& disk = disk_cache();
-    if (!target || !disk.enabled()) return backend.build_variant(k, options);
+    auto compile = [&] {
+        return times.step("compile", [&] { return backend.build_variant(k, options); });
+    };
+    if (!target || !disk.enabled()) return compile();
 
     std::string variant_key = noalias ? "noalias" : "may-alias";
     if (sig.debug) variant_key += "+debug";  // the IR differs too; the key says so outright
-    std::string key = cache::make_key({.ir_text = ir::print(k),
-                                       .variant_key = variant_key,
-                                       .target_fingerprint = *target,
-                                       .llvm_version = "",
-                                       .options = std::string(backend.name())});
-    if (auto bytes = disk.load(key)) {
-        if (auto v = backend.load_variant(*bytes, k, options)) return v;
+    std::string key = times.step("key", [&] {
+        return cache::make_key({.ir_text = ir::print(k),
+                                .variant_key = variant_key,
+                                .target_fingerprint = *target,
+                                .llvm_version = "",
+                                .options = std::string(backend.name())});
+    });
+    if (auto bytes = times.step("disk-load", [&] { return disk.load(key); })) {
+        auto v = times.step("load", [&] { return backend.load_variant(*bytes, k, options); });
+        if (v) return v;
     }
-    std::shared_ptr<const Variant> v = backend.build_variant(k, options);
-    disk.store(key, backend.variant_artifact(*v));
+    std::shared_ptr<const Variant> v = compile();
+    times.step("disk-store", [&] { disk.store(key, backend.variant_artifact(*v)); });
     return v;
 }
 
