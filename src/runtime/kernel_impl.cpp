@@ -339,7 +339,8 @@ void KernelImpl::check_valid() {
     // call_once's own fast path goes through thread-local state on every call.
     if (!validated_done_.load(std::memory_order_acquire)) {
         std::call_once(validated_, [this] {
-            validation_errors_ = driver::validate(source());
+            StepTimes times("kernel '" + name() + "': source");
+            validation_errors_ = times.step("validate", [&] { return driver::validate(source()); });
             validated_done_.store(true, std::memory_order_release);
         });
     }

@@ -43,11 +43,13 @@ def steps(line):
 
 def test_cold_then_warm_builds_report_their_steps(tmp_path):
     cold = run(tmp_path, TACK_TIME_COMPILE="1")
-    assert len(cold) == 2, cold  # one signature, one variant: the second call builds nothing
-    assert "timed_axpy" in cold[0] and steps(cold[0]) == ["lower"]
-    assert steps(cold[1]) == ["specialize", "key", "disk-load", "compile", "disk-store"]
+    # The source once, one signature, one variant: the second call builds nothing.
+    assert len(cold) == 3, cold
+    assert all("'timed_axpy'" in line for line in cold)
+    assert [steps(line) for line in cold[:2]] == [["validate"], ["lower"]]
+    assert steps(cold[2]) == ["specialize", "key", "disk-load", "compile", "disk-store"]
     warm = run(tmp_path, TACK_TIME_COMPILE="1")
-    assert steps(warm[1]) == ["specialize", "key", "disk-load", "load"]
+    assert steps(warm[2]) == ["specialize", "key", "disk-load", "load"]
 
 
 def test_silent_unless_asked(tmp_path):
