@@ -247,7 +247,14 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         const Variant* found = nullptr;
         bool noalias = false;
         {
-            std::shared_lock lock(mutex_);
+            // Never wait for the lock while holding what the gate guards: a writer may drop
+            // entries under it, and what is dropped may own Python state (a method's namespace)
+            // whose release takes the GIL.
+            std::shared_lock lock(mutex_, std::try_to_lock);
+            if (!lock.owns_lock()) {
+                release();
+                lock.lock();
+            }
             if (BackendCache* cache = find_cache(caches_, backend))
                 sig = find_signature(*cache, args, debug);
             if (sig) {

@@ -39,9 +39,10 @@ struct BackendCache;
 
 /// What a caller holds while it calls, and gives up before anything that may take long or wait
 /// for another thread: Python's GIL (python/bindings/kernels.cpp). call_on() calls release() at
-/// most once, before validating, lowering or compiling, and before a launch unless the backend
-/// predicts it runs on the calling thread in under `hold_below_ns`; the caller takes back what it
-/// released once call_on() returns. Without a gate nothing is held.
+/// most once: before validating, lowering or compiling, before waiting for the kernel's lock
+/// (whose writers may need the GIL), and before a launch unless the backend predicts it runs on
+/// the calling thread in under `hold_below_ns`; the caller takes back what it released once
+/// call_on() returns. Without a gate nothing is held.
 class CallGate {
   public:
     explicit CallGate(double hold_below_ns) : hold_below_ns_(hold_below_ns) {}
