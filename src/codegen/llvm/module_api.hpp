@@ -9,6 +9,10 @@
 //
 // Both sides are built from one tree by one compiler: C++ types cross the boundary as they are.
 // The module is never unloaded (code and exception objects it made may outlive any caller).
+// A function added to llvm_codegen.hpp needs a member here, its entry in module/module.cpp and
+// its forwarder in llvm_loader/loader.cpp. Until then the generator's object is pulled into the
+// extension after all: a link error (multiple definitions next to the loader's) or, from a file
+// defining none of these, libLLVM mapped at import, which tests/python/test_package.py catches.
 
 #include <cstdint>
 #include <memory>
