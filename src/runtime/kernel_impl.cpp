@@ -456,8 +456,9 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     for (size_t i = 0; i < extents.size(); ++i)
         shapes[sig.dims_used[i]] = extents[i];
     StepTimes times("kernel '" + name() + "': variant on " + std::string(backend.name()));
-    ir::Kernel k = times.step(
-        "specialize", [&] { return driver::specialize(sig.lowered, shapes, textures_of(backend)); });
+    ir::Kernel k = times.step("specialize", [&] {
+        return driver::specialize(sig.lowered, shapes, textures_of(backend));
+    });
     VariantOptions options{.noalias = noalias};
     std::optional<std::string> target = backend.cache_target();
     const cache::DiskCache& disk = disk_cache();
