@@ -58,9 +58,11 @@ def test_kernels_compile_without_pythons_parser(tmp_path):
 
 def test_import_loads_no_heavy_modules():
     # asyncio (with ssl, subprocess, ...) and pkgutil (with importlib.util and typing) were two
-    # thirds of `import tack`; tack.sync_async loads asyncio when a coroutine first waits.
+    # thirds of `import tack`, contextlib, functools and collections another tenth;
+    # tack.sync_async loads asyncio when a coroutine first waits.
     code = ("import sys, tack; heavy = ('asyncio', 'concurrent.futures', 'pkgutil', 'typing', "
-            "'numpy'); print(sorted(m for m in heavy if m in sys.modules))")
+            "'numpy', 'contextlib', 'functools', 'collections', 'weakref'); "
+            "print(sorted(m for m in heavy if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=python_env())
     assert r.returncode == 0, r.stderr
