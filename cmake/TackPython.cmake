@@ -20,17 +20,50 @@ find_package(nanobind CONFIG REQUIRED)
 file(GLOB TACK_PYTHON_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/python/bindings/*.cpp")
 # NOMINSIZE: the binding call path is measured in microseconds; keep the project's -O2.
 nanobind_add_module(_tack NOMINSIZE ${TACK_PYTHON_SOURCES})
-target_link_libraries(_tack PRIVATE tack)
 target_include_directories(_tack PRIVATE "${PROJECT_SOURCE_DIR}/python/bindings")
+
+# With the shared libLLVM the CPU code generator lives in a module of its own, _tack_llvm.so,
+# opened when a CPU backend starts (src/codegen/llvm/module_api.hpp): mapping libLLVM and its
+# libraries was half of `import tack`. The loader's objects come ahead of the static libraries
+# on the link line, so the generator in libtack_llvm.a is never pulled into the extension, and
+# --as-needed then drops libLLVM from its needed libraries. The static wheel links LLVM in.
+if(TACK_LLVM AND NOT TACK_LLVM_STATIC)
+  set(TACK_LLVM_LAZY_DEFAULT ON)
+else()
+  set(TACK_LLVM_LAZY_DEFAULT OFF)
+endif()
+option(TACK_LLVM_LAZY "Python extension: load the LLVM CPU code generator on first use"
+  ${TACK_LLVM_LAZY_DEFAULT})
+if(TACK_LLVM_LAZY)
+  add_library(tack_llvm_loader OBJECT ${PROJECT_SOURCE_DIR}/src/codegen/llvm_loader/loader.cpp)
+  target_link_libraries(tack_llvm_loader PUBLIC tack_front)
+  add_library(_tack_llvm MODULE ${PROJECT_SOURCE_DIR}/src/codegen/llvm/module/module.cpp)
+  target_link_libraries(_tack_llvm PRIVATE tack_llvm)
+  set_target_properties(_tack_llvm PROPERTIES PREFIX "" SUFFIX ".so")
+  target_link_options(_tack_llvm PRIVATE -Wl,--exclude-libs,ALL)
+  target_link_libraries(_tack PRIVATE tack_llvm_loader tack ${CMAKE_DL_LIBS})
+  target_link_options(_tack PRIVATE -Wl,--as-needed)
+  add_dependencies(_tack _tack_llvm)
+else()
+  target_link_libraries(_tack PRIVATE tack)
+endif()
+# The core's static libraries stay private to the extension: nothing outside calls them, so
+# their ~2,000 symbols are not exported, the loader binds none of them at import, and calls
+# between them are direct instead of through the PLT (measured: a third of the extension's
+# relocations, and every core call of a launch went through a PLT stub).
+target_link_options(_tack PRIVATE -Wl,--exclude-libs,ALL)
 if(TACK_LLVM_STATIC)
-  # The static LLVM stays private to the extension: its symbols are not exported (another LLVM
-  # in the process, e.g. PoCL's or llvmlite's, keeps its own), and libraries LLVMSupport lists
-  # but nothing here calls (libz3, ...) are not recorded as needed.
-  target_link_options(_tack PRIVATE -Wl,--exclude-libs,ALL -Wl,--as-needed)
+  # The static LLVM stays private the same way (another LLVM in the process, e.g. PoCL's or
+  # llvmlite's, keeps its own), and libraries LLVMSupport lists but nothing here calls (libz3,
+  # ...) are not recorded as needed.
+  target_link_options(_tack PRIVATE -Wl,--as-needed)
 endif()
 
 if(SKBUILD)
   install(TARGETS _tack LIBRARY DESTINATION tack COMPONENT tack_python)
+  if(TACK_LLVM_LAZY)
+    install(TARGETS _tack_llvm LIBRARY DESTINATION tack COMPONENT tack_python)
+  endif()
 else()
   option(TACK_PYTHON_INPLACE "Copy the extension into python/tack for PYTHONPATH=python" ON)
   if(TACK_PYTHON_INPLACE)
@@ -38,5 +71,11 @@ else()
       COMMAND ${CMAKE_COMMAND} -E copy_if_different $<TARGET_FILE:_tack>
               "${PROJECT_SOURCE_DIR}/python/tack/$<TARGET_FILE_NAME:_tack>"
       COMMENT "Copying the Python extension into python/tack")
+    if(TACK_LLVM_LAZY)
+      add_custom_command(TARGET _tack_llvm POST_BUILD
+        COMMAND ${CMAKE_COMMAND} -E copy_if_different $<TARGET_FILE:_tack_llvm>
+                "${PROJECT_SOURCE_DIR}/python/tack/$<TARGET_FILE_NAME:_tack_llvm>"
+        COMMENT "Copying the CPU code generator module into python/tack")
+    endif()
   endif()
 endif()

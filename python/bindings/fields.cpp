@@ -408,7 +408,11 @@ Field* texture_storage(nb::handle h) {
 Field* field_ptr(nb::handle h) {
     static PyTypeObject* type = nullptr;
     if (!type) type = reinterpret_cast<PyTypeObject*>(nb::type<Field>().ptr());
-    if (Py_TYPE(h.ptr()) != type && !nb::isinstance<Field>(h)) return nullptr;
+    PyObject* o = h.ptr();
+    if (Py_TYPE(o) == type) return nb::inst_ptr<Field>(h);
+    // Plain numbers are most other arguments; nanobind's isinstance looks the type up.
+    if (PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o)) return nullptr;
+    if (!nb::isinstance<Field>(h)) return nullptr;
     return nb::inst_ptr<Field>(h);
 }
 

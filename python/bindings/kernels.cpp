@@ -1,7 +1,8 @@
 // tack.Kernel: the call path from Python (argument conversion in C++, the GIL released while
-// the core compiles and runs; name questions re-take it), the C27 exception translation and
-// tack.inspect.
+// the core compiles or runs anything but a brief launch; name questions re-take it), the C27
+// exception translation and tack.inspect.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -206,11 +207,43 @@ void check_count(const PyKernel& k, size_t given) {
     }
 }
 
-// Kernel print() writes through C stdio; flushing an empty stream still takes its lock.
-void flush_kernel_output() {
+// The GIL stays held across launches the backend predicts to finish on this thread within
+// 50 µs, as Numba's @njit holds it across every call: releasing and re-taking it is ~500
+// instructions, a quarter of a 1-element launch, and when other threads wait for it the
+// re-take can cost up to sys.getswitchinterval() (5 ms). 50 µs is 1% of that interval, so no
+// other thread waits noticeably longer than the interpreter itself makes it wait, while above
+// it the release costs under 0.5% of the call. Nothing a held launch runs needs the GIL or waits
+// for a thread that does: compiling, validation (name questions call Python) and fan-outs to the
+// pool happen only after the core has asked for it to be released.
+constexpr double kHoldGilBelowNs = 50e3;
+
+std::atomic<uint64_t> g_gil_releases{0};  // tests: how many calls gave the GIL up
+
+class GilGate final : public runtime::CallGate {
+  public:
+    GilGate() : CallGate(kHoldGilBelowNs) {}
+    GilGate(const GilGate&) = delete;
+    GilGate& operator=(const GilGate&) = delete;
+    ~GilGate() override {
+        if (state_) PyEval_RestoreThread(state_);
+    }
+    void release() override {
+        if (state_) return;
+        g_gil_releases.fetch_add(1, std::memory_order_relaxed);
+        state_ = PyEval_SaveThread();
+    }
+
+  private:
+    PyThreadState* state_ = nullptr;
+};
+
+// Kernel print() writes through C stdio; flushing an empty stream still takes its lock, and a
+// full pipe may block (without the GIL, in case a Python thread of this process reads it).
+void flush_kernel_output(GilGate& gate) {
 #if defined(__GLIBC__)
     if (__fpending(stdout) == 0) return;
 #endif
+    gate.release();
     std::fflush(stdout);
 }
 
@@ -227,13 +260,13 @@ nb::object call(PyKernel& k, const nb::tuple& args, PyObject* kwargs) {
     std::exception_ptr failure;
     std::optional<Scalar> result;
     {
-        nb::gil_scoped_release release;
+        GilGate gate;  // released by the core when the call may take long
         try {
-            result = k.impl().call(pack.span());
+            result = k.impl().call(pack.span(), &gate);
         } catch (...) {
             failure = std::current_exception();
         }
-        flush_kernel_output();
+        flush_kernel_output(gate);
     }
     if (failure) {
         try {
@@ -336,6 +369,8 @@ void init_kernels(nb::module_& m) {
           nb::arg("calls"));
     // Tests only (tests/python/test_cpu_threads.py): the CPU pool's fan-outs so far.
     m.def("_cpu_fan_outs", [] { return runtime::cpu::fan_out_count(); });
+    // Tests only (tests/python/test_gil.py): kernel calls so far that released the GIL.
+    m.def("_gil_releases", [] { return g_gil_releases.load(std::memory_order_relaxed); });
 }
 
 }  // namespace tack::python

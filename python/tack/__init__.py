@@ -13,15 +13,12 @@ and converts arguments and exceptions. Parsing, type checking, code generation a
 are the C++ core's (the `_tack` extension).
 """
 
-from pkgutil import extend_path
+import os as _os
+import sys as _sys
 
-# Other distributions (tack-vis, tack-rendering) add modules under tack/: every `tack` folder
-# on sys.path is part of this package.
-__path__ = extend_path(__path__, __name__)
-
-from . import _tack, math  # noqa: E402
-from ._aio import sync_async  # noqa: E402
-from ._debug import debug  # noqa: E402
+from . import _tack, math
+from ._aio import sync_async
+from ._debug import debug
 from ._devices import (
     cpu,
     cuda,
@@ -116,3 +113,22 @@ def __getattr__(name):
 
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'tack' has no attribute {name!r}")
+
+
+def _extend_path(path, name):
+    """pkgutil.extend_path for a regular package, without importing pkgutil (with importlib.util
+    and typing it was a third of `import tack`): every `name` folder on sys.path is part of
+    this package, in sys.path order after the package's own."""
+    path = list(path)
+    for entry in _sys.path:
+        if not isinstance(entry, str):
+            continue
+        candidate = _os.path.join(entry or _os.getcwd(), name)
+        if candidate not in path and _os.path.isdir(candidate):
+            path.append(candidate)
+    return path
+
+
+# Other distributions (tack-vis, tack-rendering) add modules under tack/: every `tack` folder
+# on sys.path is part of this package (this package's own modules are all in its own folder).
+__path__ = _extend_path(__path__, __name__)

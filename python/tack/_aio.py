@@ -7,20 +7,23 @@ stay plain calls. On a backend whose launches complete before returning (the CPU
 nothing to wait for and the coroutine completes at once.
 """
 
-import asyncio
-import concurrent.futures
-import threading
+import _thread
 
 from . import _tack
 
+# asyncio and concurrent.futures load here only when a coroutine first waits for a device: they
+# are half of what `import tack` would otherwise import (the coroutine's event loop has loaded
+# asyncio by then anyway).
 _POOL = None
-_POOL_LOCK = threading.Lock()
+_POOL_LOCK = _thread.allocate_lock()
 
 
 def _waiters():
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
+            import concurrent.futures
+
             _POOL = concurrent.futures.ThreadPoolExecutor(
                 max_workers=4, thread_name_prefix="tack-wait"
             )
@@ -30,6 +33,8 @@ def _waiters():
 async def _wait(marks):
     if len(marks) == 0:
         return
+    import asyncio
+
     await asyncio.get_running_loop().run_in_executor(_waiters(), marks.wait)
 
 

@@ -1,12 +1,27 @@
 """`with tack.debug():` (DECISIONS "Debug mode"); `tack.init(debug=True)` and TACK_DEBUG=1 are
 device settings the core reads when the device is built."""
 
-import contextlib
-
 from . import _tack
 
 
-@contextlib.contextmanager
+class _DebugBlock:
+    # A context manager of its own rather than contextlib's: contextlib (with collections and
+    # functools) was a tenth of `import tack`.
+    def __init__(self, enabled):
+        self._enabled = enabled
+        self._previous = None
+
+    def __enter__(self):
+        if not isinstance(self._enabled, bool):
+            raise TypeError(
+                f"tack.debug() takes True or False, got {type(self._enabled).__name__}")
+        self._previous = _tack._exchange_thread_debug(1 if self._enabled else 0)
+
+    def __exit__(self, *exc):
+        _tack._exchange_thread_debug(self._previous)
+        return False
+
+
 def debug(enabled=True):
     """Run the kernels this thread launches inside the block in debug mode (or, with
     `enabled=False`, outside it), whatever the device's own setting.
@@ -16,10 +31,4 @@ def debug(enabled=True):
     naming the kernel, the source position, the index and the shape (or the operands), for the
     launch's first violation. Blocks nest; leaving one restores the mode it found.
     """
-    if not isinstance(enabled, bool):
-        raise TypeError(f"tack.debug() takes True or False, got {type(enabled).__name__}")
-    previous = _tack._exchange_thread_debug(1 if enabled else 0)
-    try:
-        yield
-    finally:
-        _tack._exchange_thread_debug(previous)
+    return _DebugBlock(enabled)

@@ -1,12 +1,12 @@
 """@tack.kernel, @tack.func, tack.constant and tack.inspect (CONTRACT A1, A20-A22, A27, C26)."""
 
-import functools
-
 from . import _names, _source, _tack
 from ._constants import constant  # noqa: F401  (re-exported as tack.constant)
 from ._tack import Kernel
 
 
+# What functools.update_wrapper copies, without importing functools (with collections, a tenth
+# of `import tack`).
 def _wrap(target, fn):
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(target, attr, getattr(fn, attr, None))
@@ -35,7 +35,9 @@ class Func:
         self._source = _tack._FuncSource(
             src.text, src.path, src.line_offset, src.col_offset, _names.resolver(fn)
         )
-        functools.update_wrapper(self, fn)
+        self.__dict__.update(getattr(fn, "__dict__", {}))
+        self.__annotations__ = getattr(fn, "__annotations__", {})
+        _wrap(self, fn)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(

@@ -24,6 +24,26 @@ from . import _tack
 _UNBOUND = ("unbound",)
 _MATH_CONSTANTS = {id(_math.pi): _math.pi, id(_math.e): _math.e, id(_math.tau): _math.tau}
 _intrinsics = None  # id(object) -> (object, canonical name)
+_intrinsic_names = None  # the builtin names without a dot
+
+
+def _intrinsic_as_spelled(obj, name):
+    """The common case without building the table: the kernel wrote the intrinsic's own name and
+    it is bound to the very object tack, tack.math, math or builtins has under that name (the
+    table's answer too, as no intrinsic object has two names). Building the table was a sixth of
+    a new process's first call with a warm disk cache."""
+    global _intrinsic_names
+    if _intrinsic_names is None:
+        _intrinsic_names = frozenset(n for n in _tack._builtin_names() if "." not in n)
+    if name not in _intrinsic_names:
+        return None
+    import tack
+    import tack.math
+
+    for module in (builtins, _math, tack, tack.math):
+        if vars(module).get(name) is obj:
+            return ("intrinsic", name)
+    return None
 
 
 def _intrinsic_table():
@@ -54,7 +74,8 @@ def _describe(obj):
     return repr(type(obj))
 
 
-def classify(obj):
+def classify(obj, name=None):
+    """The answer for `obj`; `name`, the last part of the name the kernel wrote, is a hint."""
     from ._constants import classify as constant_answer
     from ._kernels import Func
 
@@ -65,6 +86,8 @@ def classify(obj):
         return answer
     if _MATH_CONSTANTS.get(id(obj)) is obj:
         return ("float", obj, None)
+    if name is not None and (hit := _intrinsic_as_spelled(obj, name)) is not None:
+        return hit
     entry = _intrinsic_table().get(id(obj))
     if entry is not None and entry[0] is obj:
         return ("intrinsic", entry[1])
@@ -110,7 +133,7 @@ def resolver(fn):
                 obj = vars(obj)[part]
             except KeyError:
                 return ("other", f"'{part}', which module '{obj.__name__}' does not define")
-        answer = classify(obj)
+        answer = classify(obj, parts[-1])
         if answer[0] == "other" and isinstance(obj, (int, float)) and not isinstance(obj, bool):
             kind = "float" if isinstance(obj, float) else "int"
             return (

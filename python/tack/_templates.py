@@ -9,8 +9,7 @@ A @tack.kernel defined in such a class is called as `obj.kernel(args)`. A class 
 kernels: `for c in obj`.
 """
 
-import functools
-import weakref
+import types
 
 from . import _tack
 from ._tack import Kernel
@@ -37,7 +36,7 @@ def _bind_kernel(kernel, obj, cls=None):
     # A kernel defined in a class body: obj.k(args) is Class.k(obj, args) (A25).
     if obj is None:
         return kernel
-    return functools.partial(kernel, obj)
+    return types.MethodType(kernel, obj)
 
 
 Kernel.__get__ = _bind_kernel
@@ -46,5 +45,8 @@ Kernel.__get__ = _bind_kernel
 def _watch_class(cls, token):
     # Called by the core when it first sees a template class: once the class is collected, the
     # core forgets its views and drops the IR templates and variants built for them (D6).
+    # weakref loads here, with the first template class, rather than with `import tack`.
+    import weakref
+
     finalizer = weakref.finalize(cls, _tack._forget_template_class, token)
     finalizer.atexit = False  # nothing to drop at exit

@@ -85,14 +85,18 @@ Shape::Shape(std::span<const int64_t> extents) : rank_(static_cast<int>(extents.
 }
 
 int64_t Shape::size() const {
-    // Any zero extent makes the array empty whatever the others are (NumPy agrees).
-    if (std::find(begin(), end(), int64_t{0}) != end()) return 0;
+    // One pass (every launch asks, through the aliasing check); any zero extent makes the array
+    // empty whatever the others are (NumPy agrees), so an overflow only counts without one.
     int64_t n = 1;
+    bool zero = false, overflow = false;
     for (int64_t e : *this) {
-        if (__builtin_mul_overflow(n, e, &n)) {
-            throw ValueError("Array shape " + to_string() +
-                             " is too large: its element count exceeds 2**63 - 1");
-        }
+        zero |= e == 0;
+        overflow |= __builtin_mul_overflow(n, e, &n);
+    }
+    if (zero) return 0;
+    if (overflow) {
+        throw ValueError("Array shape " + to_string() +
+                         " is too large: its element count exceeds 2**63 - 1");
     }
     return n;
 }

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -255,6 +256,13 @@ class Backend : public std::enable_shared_from_this<Backend> {
     virtual void dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
         if (args.total > 0) execute(variant, args.slots, args.total);
         if (result) evaluate_result(variant, args.slots, result);
+    }
+    /// How long dispatch() of `total` iterations is predicted to run on the calling thread, in
+    /// ns; +infinity when unknown, when it would use other threads or when it only queues the
+    /// launch (the default). Callers holding a lock others may need (the GIL) keep it across
+    /// launches predicted brief.
+    virtual double inline_run_ns(const Variant& variant, std::int64_t total) const {
+        return std::numeric_limits<double>::infinity();
     }
     /// Waits for every launch queued so far; a queued launch's error surfaces here (G9).
     virtual void synchronize() {}

@@ -12,10 +12,6 @@ std::string who(const frontend::FunctionDef& fn) {
     return "Kernel '" + fn.name + "'";
 }
 
-bool overlaps(const Array& a, const Array& b) {
-    return a.span_begin() < b.span_end() && b.span_begin() < a.span_end();
-}
-
 // "barrier, block_sum, thread_id": each construct once, sorted, so the message is stable.
 std::string construct_list(const KernelFacts& facts) {
     std::vector<std::string> names;
@@ -103,8 +99,11 @@ void check_atomic_alignment(const frontend::FunctionDef& fn, const KernelFacts& 
 bool disjoint(const KernelFacts& facts, std::span<const detail::Arg> args) {
     for (int w : facts.written_params) {
         const Array& written = *args[static_cast<size_t>(w)].array;
+        uint64_t begin = written.span_begin(), end = written.span_end();  // once, not per pair
         for (size_t j = 0; j < args.size(); ++j) {
-            if (int(j) != w && args[j].array && overlaps(written, *args[j].array)) return false;
+            const Array* other = args[j].array;
+            if (int(j) == w || !other) continue;
+            if (begin < other->span_end() && other->span_begin() < end) return false;
         }
     }
     return true;

@@ -34,8 +34,30 @@ class FactsVisitor : public ir::IRVisitor {
         if (n->buffer->kind == ir::BufferKind::Shared) note_workgroup("shared", n->range);
         IRVisitor::visit(n);
     }
+    void visit(const ir::For* n) override {
+        out_.fixed_cost &= fixed(n->start) && fixed(n->end) && fixed(n->step);
+        IRVisitor::visit(n);
+    }
+    void visit(const ir::While* n) override {
+        out_.fixed_cost = false;
+        IRVisitor::visit(n);
+    }
+    void visit(const ir::Print* n) override {
+        out_.fixed_cost = false;
+        IRVisitor::visit(n);
+    }
 
   private:
+    // Constants and array extents, and arithmetic on them: the same on every call of a variant.
+    static bool fixed(const ir::ExprPtr& e) {
+        const ir::Expr* x = e.get();
+        if (dynamic_cast<const ir::IntImm*>(x) || dynamic_cast<const ir::ArrayDim*>(x)) return true;
+        if (const auto* c = dynamic_cast<const ir::Cast*>(x)) return fixed(c->value);
+        if (const auto* u = dynamic_cast<const ir::Unary*>(x)) return fixed(u->a);
+        if (const auto* b = dynamic_cast<const ir::Binary*>(x)) return fixed(b->a) && fixed(b->b);
+        return false;
+    }
+
     void note_write(const ir::Buffer& b) {
         if (b.kind == ir::BufferKind::Param) out_.written_params.push_back(b.param_index);
     }

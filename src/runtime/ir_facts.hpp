@@ -24,6 +24,11 @@ struct KernelFacts {
     std::vector<int> written_params;  // array params stored to or atomically updated, sorted
     std::vector<AtomicTarget> atomics;
     std::vector<WorkgroupUse> workgroup_uses;  // in source order
+    /// Each iteration does the same work on every call of one variant, so a launch's length can
+    /// be predicted from earlier calls: no print (output may block), no while loop, and every
+    /// sequential loop's bounds are constants or array extents (the variant fixes the extents).
+    /// A loop bounded by a scalar argument takes as long as the value asks.
+    bool fixed_cost = true;
 };
 
 KernelFacts collect_facts(const ir::Kernel& kernel);

@@ -1,6 +1,8 @@
 #include "runtime/kernel_impl.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <iterator>
 #include <set>
 
@@ -15,6 +17,7 @@
 #include "runtime/launch.hpp"
 #include "runtime/registry.hpp"
 #include "runtime/targets.hpp"
+#include "support/env.hpp"
 
 namespace tack::runtime {
 
@@ -132,6 +135,48 @@ const Variant* find_variant(const SignatureEntry& sig, std::span<const detail::A
     return nullptr;
 }
 
+// TACK_TIME_COMPILE: the steps of one build, written to stderr as one line when it ends.
+class StepTimes {
+  public:
+    explicit StepTimes(std::string what)
+        : on_(support::env_time_compile()), what_(std::move(what)) {}
+    StepTimes(const StepTimes&) = delete;
+    StepTimes& operator=(const StepTimes&) = delete;
+    ~StepTimes() {
+        if (on_)
+            std::fprintf(stderr, "tack: %s in %.3f ms:%s\n", what_.c_str(), ms(start_),
+                         steps_.c_str());
+    }
+    template <class F>
+    decltype(auto) step(const char* name, F&& f) {
+        struct Done {
+            StepTimes* times;
+            const char* name;
+            Clock::time_point t0 = Clock::now();
+            ~Done() {
+                if (times) times->add(name, t0);
+            }
+        } done{on_ ? this : nullptr, name};
+        return std::forward<F>(f)();
+    }
+
+  private:
+    using Clock = std::chrono::steady_clock;
+    static double ms(Clock::time_point t0) {
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    }
+    void add(const char* name, Clock::time_point t0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %s %.3f", name, ms(t0));
+        steps_ += buf;
+    }
+
+    bool on_;
+    std::string what_;
+    std::string steps_;
+    Clock::time_point start_ = Clock::now();
+};
+
 }  // namespace
 
 KernelImpl::KernelImpl(std::shared_ptr<const ModuleImpl> module, const frontend::FunctionDef* fn)
@@ -181,12 +226,18 @@ std::string KernelImpl::param_name(int i) const {
     return "template member #" + std::to_string(i - static_cast<int>(fn_->params.size()));
 }
 
-std::optional<Scalar> KernelImpl::call(std::span<const detail::Arg> args) {
-    return call_on(default_backend(), args);
+std::optional<Scalar> KernelImpl::call(std::span<const detail::Arg> args, CallGate* gate) {
+    return call_on(default_backend(), args, gate);
 }
 
-std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const detail::Arg> args) {
+std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const detail::Arg> args,
+                                          CallGate* gate) {
+    auto release = [gate] {
+        if (gate) gate->release();
+    };
     try {
+        // Validation may ask Python about names, and call_once waits for another thread's run.
+        if (!validated_done_.load(std::memory_order_acquire)) release();
         if (args.size() != fn_->params.size()) check_valid();  // located rejection first
         check_arguments(backend, args);
         check_valid();
@@ -196,7 +247,14 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         const Variant* found = nullptr;
         bool noalias = false;
         {
-            std::shared_lock lock(mutex_);
+            // Never wait for the lock while holding what the gate guards: a writer may drop
+            // entries under it, and what is dropped may own Python state (a method's namespace)
+            // whose release takes the GIL.
+            std::shared_lock lock(mutex_, std::try_to_lock);
+            if (!lock.owns_lock()) {
+                release();
+                lock.lock();
+            }
             if (BackendCache* cache = find_cache(caches_, backend))
                 sig = find_signature(*cache, args, debug);
             if (sig) {
@@ -205,6 +263,7 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
             }
         }
         if (!sig) {
+            release();
             sig = &signature(cache_for(backend), backend, args, debug);
             noalias = backend.specializes_disjoint() && disjoint(*sig, args);
         }
@@ -212,7 +271,13 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         int64_t total = sig->launch.count({&sig->lowered, args});
         const ir::ExprPtr& result = sig->lowered.result;
         if (total == 0 && !result) return std::nullopt;
+        if (!found) release();
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
+        // Held only across a launch whose length the cost model can know from earlier calls
+        // (debug templates, which read their checks back after the launch, always release).
+        if (sig->debug || !sig->facts.fixed_cost ||
+            !(backend.inline_run_ns(v, total) < (gate ? gate->hold_below_ns() : 0.0)))
+            release();
 
         uint64_t stack_slots[32];
         const Buffer* stack_buffers[32];
@@ -264,7 +329,7 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
                              "' is an empty tack::Array handle");
         }
         const Buffer& buffer = *a->buffer();
-        if (backend.binds(buffer)) continue;
+        if (&buffer.backend() == &backend || backend.binds(buffer)) continue;
         const Backend& owner = buffer.backend();
         std::string where = owner.name() == backend.name()
                                 ? "another " + std::string(owner.display_name()) +
@@ -278,7 +343,14 @@ void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> 
 }
 
 void KernelImpl::check_valid() {
-    std::call_once(validated_, [this] { validation_errors_ = driver::validate(source()); });
+    // call_once's own fast path goes through thread-local state on every call.
+    if (!validated_done_.load(std::memory_order_acquire)) {
+        std::call_once(validated_, [this] {
+            StepTimes times("kernel '" + name() + "': source");
+            validation_errors_ = times.step("validate", [&] { return driver::validate(source()); });
+            validated_done_.store(true, std::memory_order_release);
+        });
+    }
     if (!validation_errors_.empty()) throw_public(validation_errors_.front());
 }
 
@@ -317,7 +389,8 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<
                                                   bool debug) {
     check_dtypes(*fn_, sig, backend);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
-    entry->lowered = driver::lower(source(), sig);
+    StepTimes times("kernel '" + name() + "': argument signature");
+    entry->lowered = times.step("lower", [&] { return driver::lower(source(), sig); });
     entry->sig = std::move(sig);
     // Facts and launch plan describe the kernel's own parameters, with or without debug checks.
     entry->facts = collect_facts(entry->lowered);
@@ -382,24 +455,33 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     passes::ShapeValues shapes;
     for (size_t i = 0; i < extents.size(); ++i)
         shapes[sig.dims_used[i]] = extents[i];
-    ir::Kernel k = driver::specialize(sig.lowered, shapes, textures_of(backend));
+    StepTimes times("kernel '" + name() + "': variant on " + std::string(backend.name()));
+    ir::Kernel k = times.step("specialize", [&] {
+        return driver::specialize(sig.lowered, shapes, textures_of(backend));
+    });
     VariantOptions options{.noalias = noalias};
     std::optional<std::string> target = backend.cache_target();
     const cache::DiskCache& disk = disk_cache();
-    if (!target || !disk.enabled()) return backend.build_variant(k, options);
+    auto compile = [&] {
+        return times.step("compile", [&] { return backend.build_variant(k, options); });
+    };
+    if (!target || !disk.enabled()) return compile();
 
     std::string variant_key = noalias ? "noalias" : "may-alias";
     if (sig.debug) variant_key += "+debug";  // the IR differs too; the key says so outright
-    std::string key = cache::make_key({.ir_text = ir::print(k),
-                                       .variant_key = variant_key,
-                                       .target_fingerprint = *target,
-                                       .llvm_version = "",
-                                       .options = std::string(backend.name())});
-    if (auto bytes = disk.load(key)) {
-        if (auto v = backend.load_variant(*bytes, k, options)) return v;
+    std::string key = times.step("key", [&] {
+        return cache::make_key({.ir_text = ir::print(k),
+                                .variant_key = variant_key,
+                                .target_fingerprint = *target,
+                                .llvm_version = "",
+                                .options = std::string(backend.name())});
+    });
+    if (auto bytes = times.step("disk-load", [&] { return disk.load(key); })) {
+        auto v = times.step("load", [&] { return backend.load_variant(*bytes, k, options); });
+        if (v) return v;
     }
-    std::shared_ptr<const Variant> v = backend.build_variant(k, options);
-    disk.store(key, backend.variant_artifact(*v));
+    std::shared_ptr<const Variant> v = compile();
+    times.step("disk-store", [&] { disk.store(key, backend.variant_artifact(*v)); });
     return v;
 }
 

@@ -10,6 +10,7 @@
 // shared lock; building happens outside any lock, so two threads missing at once may both
 // compile (both correct, D16) and the first stored wins.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,6 +37,23 @@ struct ModuleImpl {
 struct SignatureEntry;
 struct BackendCache;
 
+/// What a caller holds while it calls, and gives up before anything that may take long or wait
+/// for another thread: Python's GIL (python/bindings/kernels.cpp). call_on() calls release() at
+/// most once: before validating, lowering or compiling, before waiting for the kernel's lock
+/// (whose writers may need the GIL), and before a launch unless the backend predicts it runs on
+/// the calling thread in under `hold_below_ns`; the caller takes back what it released once
+/// call_on() returns. Without a gate nothing is held.
+class CallGate {
+  public:
+    explicit CallGate(double hold_below_ns) : hold_below_ns_(hold_below_ns) {}
+    virtual ~CallGate() = default;
+    double hold_below_ns() const { return hold_below_ns_; }
+    virtual void release() = 0;
+
+  private:
+    double hold_below_ns_;
+};
+
 class KernelImpl {
   public:
     KernelImpl(std::shared_ptr<const ModuleImpl> module, const frontend::FunctionDef* fn);
@@ -44,8 +62,9 @@ class KernelImpl {
     const std::string& name() const { return fn_->name; }
     /// Dispatches on the default device.
     /// The kernel's return value (DECISIONS G7) when it has one.
-    std::optional<Scalar> call(std::span<const detail::Arg> args);
-    std::optional<Scalar> call_on(Backend& backend, std::span<const detail::Arg> args);
+    std::optional<Scalar> call(std::span<const detail::Arg> args, CallGate* gate = nullptr);
+    std::optional<Scalar> call_on(Backend& backend, std::span<const detail::Arg> args,
+                                  CallGate* gate = nullptr);
     std::size_t num_variants(const Backend& backend) const;
     /// Lowered IR templates (argument signatures) cached for `backend`.
     std::size_t num_templates(const Backend& backend) const;
@@ -74,6 +93,7 @@ class KernelImpl {
     std::shared_ptr<const ModuleImpl> module_;
     const frontend::FunctionDef* fn_;
     std::once_flag validated_;
+    std::atomic<bool> validated_done_{false};  // set once check_valid()'s call_once has run
     std::vector<diag::Diagnostic> validation_errors_;
 
     mutable std::shared_mutex mutex_;

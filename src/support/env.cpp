@@ -124,6 +124,10 @@ bool env_print_after_all() {
     return env_flag("TACK_PRINT_AFTER_ALL");
 }
 
+bool env_time_compile() {
+    return env_flag("TACK_TIME_COMPILE");
+}
+
 std::optional<std::string> env_cache_dir() {
     if (auto dir = env_string("TACK_CACHE_DIR")) {
         std::string text = trimmed(*dir);

@@ -50,6 +50,11 @@ bool env_print_after_all();
 /// violation of a launch (docs/debug.md); the `debug` device option overrides it.
 bool env_debug();
 
+/// TACK_TIME_COMPILE (boolean flag): every variant a kernel call builds writes the wall time of
+/// each step to stderr (lowering, shape specialization and passes, cache key, disk cache, code
+/// generation, loading), so a slow first call can be taken apart without a profiler.
+bool env_time_compile();
+
 /// TACK_HIP_ALLOCATOR: `pool` selects HIP's stream-ordered pool (hipMallocAsync); unset, empty
 /// or `cache` the hipMalloc buffer cache; anything else throws a ValueError CompileError.
 bool env_hip_pool_allocator();

@@ -155,3 +155,18 @@ def test_constants_are_ordinary_numbers_on_the_host():
         vec + vec
     with pytest.raises(TypeError):
         tack.constant("pi")
+
+
+def test_each_intrinsic_object_has_one_name():
+    # _names answers a name bound to the intrinsic of that very name without its id table; both
+    # agree only while no intrinsic object is reachable under two names.
+    from tack import _names
+
+    table = _names._intrinsic_table()
+    names = {}
+    for obj, name in table.values():
+        names.setdefault(id(obj), set()).add(name)
+    assert all(len(v) == 1 for v in names.values())
+    for obj, name in table.values():
+        if "." not in name:
+            assert _names._intrinsic_as_spelled(obj, name) in (None, ("intrinsic", name))

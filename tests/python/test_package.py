@@ -1,9 +1,12 @@
 """Packaging properties: import cost, no Python-side kernel compiler, the public names."""
 
+import os
 import pathlib
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 import tack
 
@@ -51,6 +54,77 @@ def test_kernels_compile_without_pythons_parser(tmp_path):
     lines = out.splitlines()
     assert lines[0] == "[1.0, 3.0, 5.0, 7.0]"
     assert "llvmlite" not in out
+
+
+def test_import_loads_no_heavy_modules():
+    # asyncio (with ssl, subprocess, ...) and pkgutil (with importlib.util and typing) were two
+    # thirds of `import tack`, contextlib, functools and collections another tenth;
+    # tack.sync_async loads asyncio when a coroutine first waits.
+    code = ("import sys, tack; heavy = ('asyncio', 'concurrent.futures', 'pkgutil', 'typing', "
+            "'numpy', 'contextlib', 'functools', 'collections', 'weakref'); "
+            "print(sorted(m for m in heavy if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=python_env())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+LAZY_LLVM = (PACKAGE / "_tack_llvm.so").exists()
+
+
+@pytest.mark.skipif(not LAZY_LLVM, reason="this build links LLVM into the extension")
+def test_import_maps_no_llvm_until_a_cpu_backend_starts(tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(textwrap.dedent("""
+        import tack
+
+        def llvm_mapped():
+            return any("libLLVM" in line for line in open("/proc/self/maps"))
+
+        print(llvm_mapped())
+        @tack.kernel
+        def twice(x):
+            for i in range(x.shape[0]):
+                x[i] = 2 * x[i]
+        x = tack.ones(tack.f32, 4)
+        print(llvm_mapped())
+        twice(x)
+        print(x.to_numpy().tolist())
+    """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       env=python_env())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:3] == ["False", "True", "[2.0, 2.0, 2.0, 2.0]"]
+
+
+@pytest.mark.skipif(not LAZY_LLVM, reason="this build links LLVM into the extension")
+def test_missing_code_generator_module_is_explained(tmp_path):
+    copy = tmp_path / "tack"
+    copy.mkdir()
+    for f in PACKAGE.iterdir():
+        if f.suffix == ".py" or (f.name.startswith("_tack.") and f.suffix == ".so"):
+            (copy / f.name).write_bytes(f.read_bytes())
+    code = ("import tack\n"
+            "try:\n    tack.init(tack.cpu)\n"
+            "except RuntimeError as e:\n    print('RuntimeError', e)\n")
+    env = dict(python_env(), PYTHONPATH=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("RuntimeError")
+    assert "_tack_llvm.so cannot be loaded" in r.stdout
+
+
+def test_other_tack_folders_on_sys_path_join_the_package(tmp_path):
+    # What pkgutil.extend_path gave: tack-vis-style distributions add modules under tack/.
+    extra = tmp_path / "site" / "tack"
+    extra.mkdir(parents=True)
+    (extra / "addon_probe.py").write_text("VALUE = 42\n")
+    env = python_env()
+    env["PYTHONPATH"] += os.pathsep + str(tmp_path / "site")
+    code = "import tack.addon_probe as p, tack; print(p.VALUE, len(tack.__path__))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[0] == "42"
 
 
 def test_public_names():

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "runtime/cpu/cpu_info.hpp"
@@ -42,6 +43,7 @@ constexpr double kColdFanOutFloorNs = 50e3;
 constexpr double kFirstSightPieceNs = 10e3;
 constexpr int64_t kFirstSightPrefixFraction = 8;
 constexpr double kMinParallelBusyNs = 2000.0;  // shorter fan-outs are mostly wake-up noise
+constexpr uint32_t kSampleEvery = 16;          // fast-path ranges: one timed call in this many
 
 using Clock = std::chrono::steady_clock;
 
@@ -150,6 +152,7 @@ CpuExecutor::CpuExecutor(int num_threads, support::CpuPolicy policy, std::option
     double warm = pool_->measure_fan_out_ns(kCalibrationFanOuts);
     warm_.reset(warm);
     cold_.reset(std::max(kColdFanOutRatio * warm, kColdFanOutFloorNs));
+    update_serial_bound();
 }
 
 std::unique_ptr<CpuExecutor> CpuExecutor::from_environment(std::optional<int> num_threads_option) {
@@ -162,6 +165,28 @@ std::unique_ptr<CpuExecutor> CpuExecutor::from_environment(std::optional<int> nu
 void CpuExecutor::assume_fan_out_ns(double warm, double cold) {
     warm_.reset(warm);
     cold_.reset(cold);
+    update_serial_bound();
+}
+
+void CpuExecutor::update_serial_bound() {
+    double f = std::min(warm_.estimate(), cold_.estimate());
+    serial_bound_ns_.store(std::min(f * margin_, kAlwaysParallelNs), std::memory_order_relaxed);
+}
+
+// n + 1: min_elems_for() truncates its threshold to an integer, so n * r_s < bound alone could
+// still reach it. Below the bound, dispatch's slow path would also run serially: would_fan_out()
+// and run_serial()'s recheck both need n >= min(F * M, 1 ms) / rate with rate <= r_s.
+bool CpuExecutor::surely_serial(const CostModel& model, int64_t total) const {
+    double r_s = model.serial_ns_per_elem();
+    return r_s > 0.0 && double(total + 1) * r_s < serial_bound_ns();
+}
+
+double CpuExecutor::inline_ns(const CostModel& model, int64_t total) const {
+    if (total <= 0) return 0.0;
+    if (pool_ && !surely_serial(model, total)) return std::numeric_limits<double>::infinity();
+    double r_s = model.serial_ns_per_elem();
+    if (r_s <= 0.0) return std::numeric_limits<double>::infinity();  // never measured
+    return double(total) * r_s + std::max(model.call_overhead_ns(), 0.0);
 }
 
 int64_t CpuExecutor::min_elems_for(double ns_per_elem, double ns_per_elem_parallel) const {
@@ -200,11 +225,13 @@ int64_t CpuExecutor::probe_min_range() const {
 
 void CpuExecutor::dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
     if (end <= start) return;
-    if (!pool_) {
-        fn(ctx, start, end);
+    int64_t total = end - start;
+    // One thread, or a range far from every threshold: serial, timed now and then (inline_ns()
+    // needs r_s even without a pool).
+    if (!pool_ || surely_serial(model, total)) {
+        run_serial_sampled(model, fn, ctx, start, end);
         return;
     }
-    int64_t total = end - start;
     if (model.serial_ns_per_elem() > 0.0 && would_fan_out(model, total)) {
         // v2 confirmation: first samples are never clean (a bandwidth-bound kernel read 3-4x
         // dear, up to 15x), so before the first near-threshold fan-out take a clean one.
@@ -271,13 +298,33 @@ void CpuExecutor::run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t st
     run_serial_timed(model, fn, ctx, start, end, end - start);
 }
 
+// Two clock reads are a quarter of a 1-element launch, so ranges on the fast path are timed only
+// every kSampleEvery-th call (the counter is racy on purpose: a lost update shifts the schedule);
+// always while unmeasured, and right after a fan-out scattered the data (the sample then clears
+// that). A cost that rises is noticed within kSampleEvery calls; launches predicted brief enough
+// to keep the GIL have a fixed cost per iteration (KernelFacts::fixed_cost), so theirs cannot
+// jump with an argument's value.
+void CpuExecutor::run_serial_sampled(CostModel& model, RangeFn fn, void* ctx, int64_t start,
+                                     int64_t end) {
+    uint32_t n = model.untimed_.load(std::memory_order_relaxed);
+    if (n + 1 < kSampleEvery && model.serial_ns_per_elem() > 0.0 &&
+        !model.scattered_.load(std::memory_order_relaxed)) {
+        model.untimed_.store(n + 1, std::memory_order_relaxed);
+        fn(ctx, start, end);
+        return;
+    }
+    model.untimed_.store(0, std::memory_order_relaxed);
+    run_serial_timed(model, fn, ctx, start, end, end - start);
+}
+
 // `range_total` is the dispatch's whole range: a run covering it gathers the data on this thread.
 void CpuExecutor::run_serial_timed(CostModel& model, RangeFn fn, void* ctx, int64_t start,
                                    int64_t end, int64_t range_total) {
     auto t0 = Clock::now();
     fn(ctx, start, end);
     record_serial_sample(model, fn, ctx, end - start, range_total, elapsed_ns(t0));
-    if (end - start == range_total) model.scattered_.store(false, std::memory_order_relaxed);
+    if (end - start == range_total && model.scattered_.load(std::memory_order_relaxed))
+        model.scattered_.store(false, std::memory_order_relaxed);
 }
 
 bool CpuExecutor::serial_is_affordable(const CostModel& model, int64_t total) const {
@@ -389,6 +436,7 @@ void CpuExecutor::record_fan_out(CostModel& model, const FanOutStats& stats, int
         busiest = std::max(busiest, t.busy_ns);
     double overhead = std::max(stats.wall_ns - busiest, 0.0);
     (stats.woke_sleepers ? cold_ : warm_).add(overhead);
+    update_serial_bound();
     if (policy_ != support::CpuPolicy::V2 || total <= 0 || busiest < kMinParallelBusyNs) return;
     record_parallel_sample(model, std::max(busiest / double(total), kMinNsPerElem));
 }

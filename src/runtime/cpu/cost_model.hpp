@@ -17,6 +17,10 @@
 // fan out; a variant's first large dispatch times a doubling prefix (the first, cold pieces
 // read dear) and decides the rest on the last piece.
 //
+// A measured range far below every threshold (n * r_s < min(warm F, cold F) * M, and < 1 ms)
+// takes a fast path with one comparison: serial, timed one call in 16, and predictable
+// (inline_ns) by callers that hold a lock across brief launches.
+//
 // Each estimate can only be refreshed by one kind of dispatch, so the other kind is run on
 // purpose now and then: fanned-out dispatches time a serial slice (>= 1/64 of the range, at a
 // golden-ratio position) at parallel dispatch 1, 2, 4 ... 1024 and every 1024th after; under v2,
@@ -84,6 +88,7 @@ class CostModel {
     // by a serial run of a whole dispatch range), so a serial sample now reads dear.
     std::atomic<bool> scattered_{true};
     std::atomic<bool> confirmed_{false};  // v2: a clean (not scattered) sample has been taken
+    std::atomic<uint32_t> untimed_{0};    // fast-path calls since the last timed one
 };
 
 class CpuExecutor {
@@ -109,6 +114,10 @@ class CpuExecutor {
     void assume_fan_out_ns(double warm, double cold);
     /// Would a range of `total` fan out now (the decision dispatch makes for a measured variant)?
     bool would_fan_out(const CostModel& model, int64_t total) const;
+    /// The predicted ns of dispatch(model, ..., total) when it is sure to run serially on the
+    /// calling thread: the variant is measured and the range lies below every fan-out threshold
+    /// (dispatch's fast path). +infinity otherwise.
+    double inline_ns(const CostModel& model, int64_t total) const;
     /// nullptr for a one-thread executor.
     ThreadPool* pool() { return pool_.get(); }
 
@@ -138,7 +147,14 @@ class CpuExecutor {
         int count_ = 0;
     };
 
+    /// Ranges whose serial time r_s * n lies below this never fan out, whatever the workers'
+    /// state: min(warm F, cold F) * margin, capped at kAlwaysParallelNs. Kept current by every
+    /// change of the fan-out estimates, so dispatch decides those ranges with one comparison.
+    double serial_bound_ns() const { return serial_bound_ns_.load(std::memory_order_relaxed); }
+    bool surely_serial(const CostModel& model, int64_t total) const;
+    void update_serial_bound();
     void run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
+    void run_serial_sampled(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
     void run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
     void run_parallel(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
     void fan_out(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
@@ -160,6 +176,7 @@ class CpuExecutor {
     double margin_;
     FanOutCost warm_;
     FanOutCost cold_;
+    std::atomic<double> serial_bound_ns_{0.0};
     std::unique_ptr<ThreadPool> pool_;
 };
 

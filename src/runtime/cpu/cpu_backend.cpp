@@ -144,6 +144,10 @@ class CpuBackend final : public Backend {
         executor_->dispatch(v.cost(), &run_range, &ctx, 0, total);
     }
 
+    double inline_run_ns(const Variant& variant, int64_t total) const override {
+        return executor_->inline_ns(static_cast<const CpuVariant&>(variant).cost(), total);
+    }
+
     void evaluate_result(const Variant& variant, const uint64_t* slots, void* out) override {
         const auto& v = static_cast<const CpuVariant&>(variant);
         if (!v.result()) throw RuntimeError("the compiled kernel has no result function");

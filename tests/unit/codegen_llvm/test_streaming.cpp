@@ -101,6 +101,21 @@ TEST(Streaming, IrMarksOnlyTheStreamingCopyWithProvenAlignment) {
     }
 }
 
+// Head and tail call the ordinary entry: inlining the kernel there had the vectorizer compile
+// it twice more (four vectorized bodies per streaming variant instead of two).
+TEST(Streaming, HeadAndTailCallTheOrdinaryEntry) {
+    std::string ir = cpu::emit_llvm_ir(triad_kernel("ht_triad"), {false}, true);
+    size_t nt_entry = ir.find("define void @tack_ntentry_ht__triad");
+    ASSERT_NE(nt_entry, std::string::npos) << ir;
+    std::string body = ir.substr(nt_entry, ir.find("\n}\n", nt_entry) - nt_entry);
+    size_t calls = 0;
+    for (size_t at = body.find("call void @tack_entry_ht__triad("); at != std::string::npos;
+         at = body.find("call void @tack_entry_ht__triad(", at + 1))
+        ++calls;
+    EXPECT_EQ(calls, 2u) << body;
+    EXPECT_EQ(body.find(" x float>"), std::string::npos) << "no vector loop inlined: " << body;
+}
+
 template <class T>
 void check_triad(const Compiled& c, cpu::LoadedObject::EntryFn streaming, int byte_offset,
                  int64_t n, int64_t start, int64_t end, int64_t start0 = 0) {

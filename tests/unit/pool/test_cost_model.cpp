@@ -251,6 +251,67 @@ TEST(CostModel, CheapSmallRangeStaysSerial) {
         ASSERT_EQ(v, 1.0f + 100 * 6.0f);  // exact in f32: integers below 2^24
 }
 
+// inline_ns() is what lets the Python binding keep the GIL: finite only where dispatch is sure
+// to run on the calling thread, so a launch it calls brief never fans out.
+TEST(CostModel, InlinePredictionOnlyForSurelySerialRanges) {
+    CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+    executor.assume_fan_out_ns(20e3, 80e3);
+    CostModel model;
+    const int64_t n = 1000;
+    std::vector<std::atomic<int>> hits(n);
+    Timed kernel{.ns_per_elem = 10.0, .hits = &hits};
+    EXPECT_TRUE(std::isinf(executor.inline_ns(model, n)));  // never measured
+    EXPECT_EQ(executor.inline_ns(model, 0), 0.0);           // nothing runs
+    for (int i = 0; i < 5; ++i)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);  // 10 µs serial: below 2 * 20 µs
+    double predicted = executor.inline_ns(model, n);
+    ASSERT_TRUE(std::isfinite(predicted));
+    EXPECT_GE(predicted, 0.5 * n * 10.0);
+    for (int i = 0; i < 20; ++i)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);
+    EXPECT_EQ(kernel.elems_elsewhere.load(), 0);  // every call it called inline stayed inline
+    for (auto& h : hits)
+        ASSERT_EQ(h.load(), 25);
+    // A range as long as the fan-out cost times the margin may fan out: no promise.
+    EXPECT_TRUE(std::isinf(executor.inline_ns(model, 100 * n)));
+    // A cheaper fan-out lowers the bound at once.
+    executor.assume_fan_out_ns(1e3, 1e3);
+    EXPECT_TRUE(std::isinf(executor.inline_ns(model, n)));
+}
+
+// The fast path times one call in 16: a cost that rises is still noticed, within a few samples.
+TEST(CostModel, FastPathNoticesARisingCost) {
+    CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+    executor.assume_fan_out_ns(20e3, 80e3);
+    CostModel model;
+    const int64_t n = 100;
+    std::vector<std::atomic<int>> hits(n);
+    Timed kernel{.ns_per_elem = 10.0, .hits = &hits};
+    int calls = 0;
+    for (; calls < 40; ++calls)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);
+    ASSERT_TRUE(std::isfinite(executor.inline_ns(model, n)));
+    kernel.ns_per_elem = 4000.0;  // 400 µs a call: far above the fast path's 40 µs bound
+    for (int i = 0; i < 200 && std::isfinite(executor.inline_ns(model, n)); ++i, ++calls)
+        executor.dispatch(model, Timed::run, &kernel, 0, n);
+    EXPECT_TRUE(std::isinf(executor.inline_ns(model, n)));
+    for (auto& h : hits)
+        ASSERT_EQ(h.load(), calls);
+}
+
+TEST(CostModel, OneThreadPredictsEveryMeasuredRangeInline) {
+    CpuExecutor executor(1, CpuPolicy::V2, std::nullopt);
+    CostModel model;
+    std::vector<float> x(64, 2.0f), y(64, 1.0f);
+    Saxpy kernel{3.0f, x.data(), y.data()};
+    EXPECT_TRUE(std::isinf(executor.inline_ns(model, 64)));
+    executor.dispatch(model, Saxpy::run, &kernel, 0, 64);
+    EXPECT_GT(model.serial_ns_per_elem(), 0.0);
+    EXPECT_TRUE(std::isfinite(executor.inline_ns(model, int64_t(1) << 40)));
+    for (float v : y)
+        ASSERT_EQ(v, 7.0f);
+}
+
 TEST(CostModel, CopyTakesASnapshot) {
     CpuExecutor executor(2, CpuPolicy::V1, std::nullopt);
     CostModel model;
