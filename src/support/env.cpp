@@ -116,6 +116,16 @@ std::optional<bool> env_cpu_lanes() {
                                                  "'. Accepted values: auto, 0, 1 (or off, on)");
 }
 
+bool env_cpu_loader_orc() {
+    auto value = env_string("TACK_CPU_LOADER");
+    if (!value) return false;
+    std::string v = lowered(trimmed(*value));
+    if (v.empty() || v == "auto") return false;
+    if (v == "orc") return true;
+    diag::raise(diag::ErrorKind::ValueError,
+                "Unknown TACK_CPU_LOADER '" + *value + "'. Accepted values: auto, orc");
+}
+
 bool env_debug() {
     return env_flag("TACK_DEBUG");
 }

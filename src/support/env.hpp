@@ -41,6 +41,12 @@ std::optional<double> env_cpu_margin();
 /// throws a ValueError CompileError listing the accepted values.
 std::optional<bool> env_cpu_lanes();
 
+/// TACK_CPU_LOADER: how CPU objects are loaded. Unset, empty or `auto`: Tack's own ELF loader
+/// where it handles the object (codegen/llvm/elf_loader.hpp), JITLink otherwise; `orc`: always
+/// JITLink (ORC). Anything else throws a ValueError CompileError listing the accepted values.
+/// Returns true for `orc`.
+bool env_cpu_loader_orc();
+
 /// TACK_PRINT_AFTER_ALL (boolean flag): the compile driver writes the IR after lowering, shape
 /// specialization and every pass to stderr, as `tackc inspect --print-after-all` does.
 bool env_print_after_all();

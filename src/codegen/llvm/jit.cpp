@@ -1,4 +1,5 @@
-// Loading object code: one process-wide ORC ExecutionSession with a JITLink object layer, one
+// Loading object code: Tack's own loader (elf_loader.hpp) for the objects it handles, else
+// one process-wide ORC ExecutionSession with a JITLink object layer, one
 // JITDylib per loaded object. Not LLJIT: it re-detects the host and builds TargetMachines (for a
 // data layout and an IR compiler) that loading finished objects never uses; measured on a 2-core
 // Xeon VM (2026-11), its start-up took 1.1 ms of a new process's first load, this one 0.2 ms.
@@ -19,8 +20,10 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "codegen/llvm/elf_loader.hpp"
 #include "codegen/llvm/internal.hpp"
 #include "diag/diagnostic.hpp"
+#include "support/env.hpp"
 
 namespace tack::codegen::llvm_cpu {
 namespace {
@@ -119,6 +122,9 @@ void LoadedObject::prepare() {
 }
 
 std::unique_ptr<LoadedObject> LoadedObject::load(const std::vector<uint8_t>& object) {
+    if (!support::env_cpu_loader_orc()) {
+        if (auto loaded = load_elf_object(object)) return loaded;
+    }
     static std::atomic<uint64_t> counter{0};
     Jit& j = jit();
     std::string name = "tack.object." + std::to_string(counter++);

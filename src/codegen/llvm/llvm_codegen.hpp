@@ -59,7 +59,8 @@ std::vector<uint8_t> compile_to_object(const ir::Kernel& k, const CpuCodegenOpti
 /// version.
 const std::string& host_target_fingerprint();
 
-/// A loaded object file (ORC LLJIT). Thread-safe lookup; the code lives as long as the object.
+/// A loaded object file (elf_loader.hpp, or ORC JITLink). Thread-safe lookup; the code lives as
+/// long as the object.
 class LoadedObject {
   public:
     using EntryFn = void (*)(const uint64_t*, int64_t, int64_t);
