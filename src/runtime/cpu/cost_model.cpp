@@ -117,15 +117,18 @@ CostModel& CostModel::operator=(const CostModel& other) {
     return *this;
 }
 
-void CpuExecutor::FanOutCost::reset(double prior) {
+void CpuExecutor::FanOutCost::reset(double prior, double floor) {
     count_ = 0;
     estimate_.store(prior, std::memory_order_relaxed);
+    floor_.store(std::min(prior, floor), std::memory_order_relaxed);
 }
 
 void CpuExecutor::FanOutCost::add(double sample) {
     if (busy_.exchange(true, std::memory_order_acquire)) return;
     samples_[count_ % kWindow] = sample;
     ++count_;
+    if (sample < floor_.load(std::memory_order_relaxed))
+        floor_.store(sample, std::memory_order_relaxed);
     double sorted[kWindow];
     int n = std::min(count_, kWindow);
     std::copy(samples_, samples_ + n, sorted);
@@ -149,9 +152,11 @@ CpuExecutor::CpuExecutor(int num_threads, support::CpuPolicy policy, std::option
     }
     // The first fan-outs also start the threads and read high; only warm ones count.
     pool_->measure_fan_out_ns(kWarmupFanOuts);
-    double warm = pool_->measure_fan_out_ns(kCalibrationFanOuts);
-    warm_.reset(warm);
-    cold_.reset(std::max(kColdFanOutRatio * warm, kColdFanOutFloorNs));
+    double cheapest = 0.0;
+    double warm = pool_->measure_fan_out_ns(kCalibrationFanOuts, &cheapest);
+    warm_.reset(warm, cheapest);
+    double cold = std::max(kColdFanOutRatio * warm, kColdFanOutFloorNs);
+    cold_.reset(cold, cold);
     update_serial_bound();
 }
 
@@ -162,9 +167,9 @@ std::unique_ptr<CpuExecutor> CpuExecutor::from_environment(std::optional<int> nu
     return std::make_unique<CpuExecutor>(threads, policy, margin);
 }
 
-void CpuExecutor::assume_fan_out_ns(double warm, double cold) {
-    warm_.reset(warm);
-    cold_.reset(cold);
+void CpuExecutor::assume_fan_out_ns(double warm, double cold, std::optional<double> cheapest) {
+    warm_.reset(warm, cheapest.value_or(warm));
+    cold_.reset(cold, cheapest.value_or(cold));
     update_serial_bound();
 }
 
@@ -204,6 +209,19 @@ int64_t CpuExecutor::min_elems_for(double ns_per_elem, double ns_per_elem_parall
 
 double CpuExecutor::current_fan_out_ns() const {
     return pool_ && pool_->workers_sleeping() ? cold_fan_out_ns() : fan_out_ns();
+}
+
+double CpuExecutor::optimistic_fan_out_ns() const {
+    return std::min(warm_.floor(), cold_.floor());
+}
+
+// A serial dispatch that r_s alone would thread at the cheapest fan-out cost seen: its turn on
+// the probe schedule (held-back dispatch 1, 2, 4 ... 1024, then every 1024th) fans it out.
+bool CpuExecutor::probe_due(CostModel& model, int64_t total) const {
+    if (total < min_elems_for(model.serial_ns_per_elem(), 0.0, optimistic_fan_out_ns()))
+        return false;
+    uint64_t n = model.held_back_.fetch_add(1, std::memory_order_relaxed) + 1;
+    return recheck_due(model.next_parallel_recheck_, n);
 }
 
 bool CpuExecutor::would_fan_out(const CostModel& model, int64_t total) const {
@@ -283,17 +301,13 @@ void CpuExecutor::run_first_sight(CostModel& model, RangeFn fn, void* ctx, int64
     }
 }
 
-// Under v2 a range that r_s alone would thread but r_p keeps serial is fanned out now and then:
-// r_p is refreshed only by fan-outs, so a high reading (say, from a loaded moment) would
-// otherwise stop the very fan-outs that could lower it.
+// A range that r_s alone would thread at the cheapest fan-out cost seen, but that F or r_p keeps
+// serial, is fanned out now and then: both are refreshed only by fan-outs, so a high reading
+// (say, from a loaded moment) would otherwise stop the very fan-outs that could lower it.
 void CpuExecutor::run_serial(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end) {
-    double r_s = model.serial_ns_per_elem();
-    if (end - start >= min_elems_for(r_s, 0.0, current_fan_out_ns())) {
-        uint64_t n = model.held_back_.fetch_add(1, std::memory_order_relaxed) + 1;
-        if (recheck_due(model.next_parallel_recheck_, n)) {
-            fan_out(model, fn, ctx, start, end);
-            return;
-        }
+    if (probe_due(model, end - start)) {
+        fan_out(model, fn, ctx, start, end);
+        return;
     }
     run_serial_timed(model, fn, ctx, start, end, end - start);
 }
@@ -314,6 +328,12 @@ void CpuExecutor::run_serial_sampled(CostModel& model, RangeFn fn, void* ctx, in
         return;
     }
     model.untimed_.store(0, std::memory_order_relaxed);
+    // The timed call is also where a fast-path range gets its probe (run_serial): a fan-out cost
+    // read high puts ranges on this path that a cheaper pool would thread.
+    if (pool_ && model.serial_ns_per_elem() > 0.0 && probe_due(model, end - start)) {
+        fan_out(model, fn, ctx, start, end);
+        return;
+    }
     run_serial_timed(model, fn, ctx, start, end, end - start);
 }
 

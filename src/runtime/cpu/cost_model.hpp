@@ -23,8 +23,11 @@
 //
 // Each estimate can only be refreshed by one kind of dispatch, so the other kind is run on
 // purpose now and then: fanned-out dispatches time a serial slice (>= 1/64 of the range, at a
-// golden-ratio position) at parallel dispatch 1, 2, 4 ... 1024 and every 1024th after; under v2,
-// ranges kept serial only by r_p are fanned out on the same schedule to re-measure it. v2 also
+// golden-ratio position) at parallel dispatch 1, 2, 4 ... 1024 and every 1024th after; ranges
+// kept serial that would fan out at the cheapest fan-out cost seen (with r_p = 0) are fanned out
+// on the same schedule to re-measure F and r_p: an estimate read high (a calibration taken while
+// the worker sat on the caller's CPU, a loaded moment) stops the very fan-outs that could lower
+// it, and used to keep a 0.12 ms heat step serial for a whole process. v2 also
 // distrusts serial samples taken while the data is scattered over other cores' caches (after a
 // fan-out): they may lower an estimate but not raise it while serial is affordable, and until a
 // clean sample exists an affordable range runs serially to take one. Probes (call overhead,
@@ -110,13 +113,15 @@ class CpuExecutor {
     double fan_out_ns() const { return warm_.estimate(); }
     /// The same when the workers sleep on the futex (a wake-up each).
     double cold_fan_out_ns() const { return cold_.estimate(); }
-    /// Replaces the fan-out cost estimates (tests: a calibration taken under heavy load).
-    void assume_fan_out_ns(double warm, double cold);
+    /// Replaces the fan-out cost estimates (tests: a calibration taken under heavy load), and
+    /// the cheapest fan-out seen (default: the smaller estimate).
+    void assume_fan_out_ns(double warm, double cold, std::optional<double> cheapest = {});
     /// Would a range of `total` fan out now (the decision dispatch makes for a measured variant)?
     bool would_fan_out(const CostModel& model, int64_t total) const;
-    /// The predicted ns of dispatch(model, ..., total) when it is sure to run serially on the
-    /// calling thread: the variant is measured and the range lies below every fan-out threshold
-    /// (dispatch's fast path). +infinity otherwise.
+    /// The predicted ns of dispatch(model, ..., total) when it takes the fast path: the variant
+    /// is measured and the range lies below every fan-out threshold, so it runs serially on the
+    /// calling thread, but for a rare probe (probe_due) that fans it out and takes no longer.
+    /// +infinity otherwise.
     double inline_ns(const CostModel& model, int64_t total) const;
     /// nullptr for a one-thread executor.
     ThreadPool* pool() { return pool_.get(); }
@@ -131,17 +136,20 @@ class CpuExecutor {
     int64_t min_elems_for(double ns_per_elem, double ns_per_elem_parallel, double fan_out) const;
 
   private:
-    /// A fan-out cost estimate: the median of the last kWindow samples (seeded by a prior).
+    /// A fan-out cost estimate: the median of the last kWindow samples (seeded by a prior), and
+    /// the cheapest fan-out seen since the prior (what the pool can cost at best).
     class FanOutCost {
       public:
         static constexpr int kWindow = 8;
-        explicit FanOutCost(double prior) : estimate_(prior) {}
+        explicit FanOutCost(double prior) : estimate_(prior), floor_(prior) {}
         double estimate() const { return estimate_.load(std::memory_order_relaxed); }
-        void reset(double prior);
+        double floor() const { return floor_.load(std::memory_order_relaxed); }
+        void reset(double prior, double floor);
         void add(double sample);  // dropped when another thread is adding
 
       private:
         std::atomic<double> estimate_;
+        std::atomic<double> floor_;
         std::atomic<bool> busy_{false};
         double samples_[kWindow] = {};
         int count_ = 0;
@@ -167,6 +175,10 @@ class CpuExecutor {
     void record_parallel_sample(CostModel& model, double sample);
     void record_fan_out(CostModel& model, const FanOutStats& stats, int64_t total);
     double current_fan_out_ns() const;
+    /// The cheapest fan-out either estimate has seen: ranges that would thread at this cost are
+    /// probed now and then even while the estimates say serial (see probe_due).
+    double optimistic_fan_out_ns() const;
+    bool probe_due(CostModel& model, int64_t total) const;
     void update_thresholds(CostModel& model) const;
     int64_t probe_min_range() const;
     int64_t sample_elems(const CostModel& model, int64_t total) const;

@@ -10,7 +10,9 @@
 // has run and no worker is still inside the job; it never waits for a worker that has not
 // woken. Every index of [start, end) runs exactly once (E9) on every path.
 //
-// Workers spin briefly on a generation counter after each job, then sleep on a futex.
+// Workers spin briefly on a generation counter after each job, then sleep on a futex. A worker
+// that finds itself on the CPU the caller opened the job on moves to another (at most once a
+// millisecond): there it would run only when the caller yields, and the caller would steal all.
 
 #include <cstdint>
 #include <memory>
@@ -32,6 +34,14 @@ struct FanOutStats {
     double wall_ns = 0.0;
     bool woke_sleepers = false;  // some worker was asleep on the futex when the job started
 };
+
+namespace detail {
+/// The CPU the calling thread runs on; -1 where the system does not say.
+int current_cpu();
+/// Migrates the calling thread off `cpu` to another CPU of its affinity mask, which it then
+/// restores unchanged. False (nothing done) when the thread may run on `cpu` alone.
+bool move_off_cpu(int cpu);
+}  // namespace detail
 
 class ThreadPool {
   public:
@@ -62,7 +72,8 @@ class ThreadPool {
     /// not E10's minimum: on a loaded host the minimum catches the rare fan-out that found every
     /// worker on a free core (measured 0.3 µs against a 5.5 µs median on a 2-core VM), and a
     /// fan-out cost read low is the expensive mistake (fan-outs that lose to serial).
-    double measure_fan_out_ns(int reps = 9);
+    /// With `min_ns`, also the cheapest of them (the cost model's optimistic fan-out cost).
+    double measure_fan_out_ns(int reps = 9, double* min_ns = nullptr);
 
   private:
     struct Impl;

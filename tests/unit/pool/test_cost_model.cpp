@@ -196,6 +196,28 @@ TEST(CostModel, LongSerialRunNeverStaysSerial) {
     }
 }
 
+// The recovery from a fan-out cost read high (issue 13: a 0.12 ms heat step stayed serial for a
+// whole process after its calibration ran while the worker shared the caller's CPU): ranges that
+// the cheapest fan-out seen would thread are fanned out on the probe schedule, whether they take
+// dispatch's fast path (timed one call in 16) or its slow one, and every index still runs once.
+TEST(CostModel, ProbesRecoverFromAFanOutCostReadHigh) {
+    for (double fan_out : {80e3, 400e3}) {  // fast path (100 µs < 2 x 80 µs) and slow path
+        CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+        executor.assume_fan_out_ns(fan_out, fan_out, 2e3);
+        CostModel model;
+        const int64_t n = 10000;  // 10000 x 10 ns = 100 µs serial
+        std::vector<std::atomic<int>> hits(n);
+        Timed kernel{.ns_per_elem = 10.0, .hits = &hits};
+        uint64_t before = fan_out_count();
+        const int calls = 40;
+        for (int i = 0; i < calls; ++i)
+            executor.dispatch(model, Timed::run, &kernel, 0, n);
+        EXPECT_GT(fan_out_count(), before) << "F = " << fan_out << " ns: never probed";
+        for (auto& h : hits)
+            ASSERT_EQ(h.load(), calls);
+    }
+}
+
 // The other side: a short range (20 µs serial) is not fanned out into sleeping workers on the
 // strength of its first, cold sample once the fan-out is known to be dear.
 TEST(CostModel, ShortRangeStaysSerialWhenFanOutIsDear) {

@@ -15,6 +15,10 @@
 
 #include "runtime/cpu/thread_pool.hpp"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace tack::runtime::cpu {
 namespace {
 
@@ -220,6 +224,52 @@ TEST(ThreadPool, ManyBackToBackRunsAcrossSleeps) {
         ASSERT_EQ(counter.check(0, 97), "") << "iteration " << i;
     }
 }
+
+#if defined(__linux__)
+// The worker's way off the caller's CPU: the thread ends up elsewhere and its affinity mask is
+// what it was.
+TEST(ThreadPool, MoveOffCpuMigratesAndRestoresTheMask) {
+    cpu_set_t before;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+    if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "this process may run on one CPU only";
+    std::thread([&] {
+        int cpu = detail::current_cpu();
+        ASSERT_GE(cpu, 0);
+        ASSERT_TRUE(detail::move_off_cpu(cpu));
+        EXPECT_NE(detail::current_cpu(), cpu);
+        cpu_set_t after;
+        ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+        EXPECT_TRUE(CPU_EQUAL(&before, &after));
+    }).join();
+    // A thread confined to one CPU stays where it is.
+    std::thread([&] {
+        int cpu = detail::current_cpu();
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+        EXPECT_FALSE(detail::move_off_cpu(cpu));
+        EXPECT_EQ(detail::current_cpu(), cpu);
+    }).join();
+}
+
+// Every index still runs once when the caller is pinned next to its pool's workers (they all
+// may run only where the caller does, so none can move off it).
+TEST(ThreadPool, CallerAndWorkersOnOneCpu) {
+    std::thread([] {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(detail::current_cpu(), &one);
+        ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+        ThreadPool pool(3);  // the workers inherit the one-CPU mask
+        for (int i = 0; i < 50; ++i) {
+            HitCounter counter(0, 4096);
+            pool.run(HitCounter::count, &counter, 0, 4096);
+            ASSERT_EQ(counter.check(0, 4096), "") << "iteration " << i;
+        }
+    }).join();
+}
+#endif
 
 }  // namespace
 }  // namespace tack::runtime::cpu
