@@ -116,9 +116,10 @@ class OrcObject final : public LoadedObject {
 
 }  // namespace
 
+// The ORC session is not made here: the objects of our own code generator load through
+// elf_loader.hpp, and the session is built by the first object that needs JITLink.
 void LoadedObject::prepare() {
     detail::host_identity();
-    jit();
 }
 
 std::unique_ptr<LoadedObject> LoadedObject::load(const std::vector<uint8_t>& object) {

@@ -69,8 +69,8 @@ class LoadedObject {
     using ResultFn = void (*)(const uint64_t*, void*);
     /// Throws diag::InternalError when the object cannot be loaded.
     static std::unique_ptr<LoadedObject> load(const std::vector<uint8_t>& object);
-    /// Sets up what the first load needs (host identity, the ORC session), so a backend can pay
-    /// for it when it starts instead of inside its first kernel call.
+    /// Sets up what the first load needs (the host identity that keys the disk cache), so a
+    /// backend can pay for it when it starts instead of inside its first kernel call.
     static void prepare();
     virtual ~LoadedObject() = default;
     /// nullptr when the object has no such kernel.
