@@ -57,7 +57,7 @@ struct Mapping {
     uint8_t* at(uint64_t offset) const { return static_cast<uint8_t*>(base) + offset; }
 };
 
-class ElfObject final : public LoadedObject {
+class ElfObject final : public detail::SymbolObject {
   public:
     ElfObject(Mapping& mapping, std::unordered_map<std::string, void*> symbols)
         : base_(mapping.base), size_(mapping.size), symbols_(std::move(symbols)) {
@@ -65,19 +65,9 @@ class ElfObject final : public LoadedObject {
     }
     ~ElfObject() override { munmap(base_, size_); }
 
-    EntryFn entry(const std::string& kernel_name) const override {
-        return reinterpret_cast<EntryFn>(find(detail::entry_symbol(kernel_name)));
-    }
-    ResultFn result(const std::string& kernel_name) const override {
-        return reinterpret_cast<ResultFn>(find(detail::result_symbol(kernel_name)));
-    }
-    EntryFn streaming_entry(const std::string& kernel_name) const override {
-        return reinterpret_cast<EntryFn>(find(detail::ntentry_symbol(kernel_name)));
-    }
-
   private:
-    void* find(const std::string& symbol) const {
-        auto it = symbols_.find(symbol);
+    void* symbol(const std::string& name) const override {
+        auto it = symbols_.find(name);
         return it == symbols_.end() ? nullptr : it->second;
     }
 

@@ -22,6 +22,25 @@ std::string result_symbol(const std::string& kernel_name);    // tack_result_<en
 std::string ntentry_symbol(const std::string& kernel_name);   // tack_ntentry_<enc> (exported)
 std::string ntkernel_symbol(const std::string& kernel_name);  // tack_ntkernel_<enc> (internal)
 
+/// A loaded object that finds its kernels' entry points by symbol name: the loaders
+/// (elf_loader.cpp, jit.cpp) supply symbol(), this maps kernel names to it.
+class SymbolObject : public LoadedObject {
+  public:
+    EntryFn entry(const std::string& kernel_name) const final {
+        return reinterpret_cast<EntryFn>(symbol(entry_symbol(kernel_name)));
+    }
+    ResultFn result(const std::string& kernel_name) const final {
+        return reinterpret_cast<ResultFn>(symbol(result_symbol(kernel_name)));
+    }
+    EntryFn streaming_entry(const std::string& kernel_name) const final {
+        return reinterpret_cast<EntryFn>(symbol(ntentry_symbol(kernel_name)));
+    }
+
+  protected:
+    /// The address of a symbol the object defines; nullptr when it defines none of that name.
+    virtual void* symbol(const std::string& name) const = 0;
+};
+
 /// After O3: the streaming kernel's stores to the streamed parameter become non-temporal, its
 /// vector ones with their proven alignment (see streaming.cpp).
 void finish_streaming_stores(llvm::Module& m, const ir::Kernel& k);

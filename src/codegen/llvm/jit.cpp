@@ -72,23 +72,13 @@ Jit& jit() {
     return *instance;
 }
 
-class OrcObject final : public LoadedObject {
+class OrcObject final : public detail::SymbolObject {
   public:
     explicit OrcObject(llvm::orc::JITDylib& jd) : jd_(jd) {}
     ~OrcObject() override { llvm::consumeError(jit().session.removeJITDylib(jd_)); }
 
-    EntryFn entry(const std::string& kernel_name) const override {
-        return reinterpret_cast<EntryFn>(lookup(detail::entry_symbol(kernel_name)));
-    }
-    ResultFn result(const std::string& kernel_name) const override {
-        return reinterpret_cast<ResultFn>(lookup(detail::result_symbol(kernel_name)));
-    }
-    EntryFn streaming_entry(const std::string& kernel_name) const override {
-        return reinterpret_cast<EntryFn>(lookup(detail::ntentry_symbol(kernel_name)));
-    }
-
   private:
-    void* lookup(const std::string& symbol) const {
+    void* symbol(const std::string& symbol) const override {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = cache_.find(symbol);
         if (it != cache_.end()) return it->second;
