@@ -38,6 +38,11 @@ constexpr double kAlwaysParallelNs = 1e6;
 // cost, at least 50 µs), so small ranges do not fan out into a parked vCPU.
 constexpr double kColdFanOutRatio = 4.0;
 constexpr double kColdFanOutFloorNs = 50e3;
+// The cheapest fan-out cost assumed possible whatever the calibration read: every one of its
+// empty fan-outs can read high (a worker descheduled behind another process for each), and a
+// floor that high would keep ranges from ever being probed. A probe costs the caller little
+// (the pool never waits for a worker that has not woken), so erring low is cheap.
+constexpr double kFanOutFloorCapNs = 10e3;
 // First sight: prefix pieces double from 1/4096 of the range until one takes this long (cold
 // code and data make the first pieces read dear) or an eighth of the range has run.
 constexpr double kFirstSightPieceNs = 10e3;
@@ -154,7 +159,7 @@ CpuExecutor::CpuExecutor(int num_threads, support::CpuPolicy policy, std::option
     pool_->measure_fan_out_ns(kWarmupFanOuts);
     double cheapest = 0.0;
     double warm = pool_->measure_fan_out_ns(kCalibrationFanOuts, &cheapest);
-    warm_.reset(warm, cheapest);
+    warm_.reset(warm, std::min(cheapest, kFanOutFloorCapNs));
     double cold = std::max(kColdFanOutRatio * warm, kColdFanOutFloorNs);
     cold_.reset(cold, cold);
     update_serial_bound();
@@ -211,6 +216,9 @@ double CpuExecutor::current_fan_out_ns() const {
     return pool_ && pool_->workers_sleeping() ? cold_fan_out_ns() : fan_out_ns();
 }
 
+// Not the cold estimate while the workers sleep: a probe into sleeping workers costs the caller
+// one futex wake, since the pool never waits for a worker that has not woken (the caller steals
+// its pieces), so even a parked vCPU makes a probe no dearer than the range run serially.
 double CpuExecutor::optimistic_fan_out_ns() const {
     return std::min(warm_.floor(), cold_.floor());
 }
