@@ -241,21 +241,21 @@ void ThreadPool::Impl::worker_loop(int index) {
         wait_for_job(seen);
         seen = generation.load(std::memory_order_acquire);
         if (stopping.load(std::memory_order_acquire)) return;
+        // Checked whether or not the job is still open: a worker on the caller's CPU mostly runs
+        // only after the caller has stolen every piece and closed the job.
+        int cpu = detail::current_cpu();
+        if (cpu >= 0 && cpu == caller_cpu.load(std::memory_order_relaxed)) {
+            auto now = Clock::now();
+            if (now - last_move >= kMoveInterval) {
+                last_move = now;
+                detail::move_off_cpu(cpu);
+            }
+        }
         // Second Dekker pair, with the caller's close: we announce ourselves, then check the job
         // is still the one we woke for; the caller closes, then waits for active == 0. A worker
         // that wakes after its job closed touches nothing of it.
         active.fetch_add(1, std::memory_order_seq_cst);
-        if (open_generation.load(std::memory_order_seq_cst) == seen) {
-            int cpu = detail::current_cpu();
-            if (cpu >= 0 && cpu == caller_cpu.load(std::memory_order_relaxed)) {
-                auto now = Clock::now();
-                if (now - last_move >= kMoveInterval) {
-                    last_move = now;
-                    detail::move_off_cpu(cpu);
-                }
-            }
-            work(index);
-        }
+        if (open_generation.load(std::memory_order_seq_cst) == seen) work(index);
         active.fetch_sub(1, std::memory_order_seq_cst);
     }
 }
