@@ -71,6 +71,9 @@ struct Binding {
     std::string key;       // LocalTypes key; empty for pinned variables (params, loop vars, copies)
     bool texture = false;  // Array: a 3-D texture, read only through sample() (A39)
     int template_id = -1;  // Template: its interned view
+    // Array: a local or shared array allocated inside a loop or if body, read after that body
+    // ended (its storage is the body's; see end_block_arrays).
+    bool block_ended = false;
 };
 
 /// An assignable place (CONTRACT A32, A33): storage components of a local or of a field
@@ -324,6 +327,7 @@ class Lowerer {
     void lower_while(const ast::While& s, ir::Block& out);
     void lower_for(const ast::For& s, ir::Block& out);
     std::vector<ir::ExprPtr> range_args(const ast::Call& call, ir::Block& out);
+    void end_block_arrays(const std::map<std::string, Binding>& before);
     void merge_bindings(const std::map<std::string, Binding>& a,
                         const std::map<std::string, Binding>& b);
     ir::VarPtr bind_loop_var(const std::string& name, ir::VarPtr v, const ast::StmtList& body,

@@ -556,6 +556,13 @@ const Binding* Lowerer::array_binding(const ast::Expr& e) const {
     if (!n) return nullptr;
     auto it = scope_->names.find(n->id);
     if (it == scope_->names.end() || it->second.kind != Binding::Kind::Array) return nullptr;
+    if (it->second.block_ended) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "local array '" + n->id +
+                 "' is used after the loop or if body that allocates it; its storage ends with "
+                 "that body: allocate it before the loop or branch",
+             e.range);
+    }
     return &it->second;
 }
 

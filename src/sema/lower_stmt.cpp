@@ -221,9 +221,27 @@ void Lowerer::merge_bindings(const std::map<std::string, Binding>& a,
     scope_->names = std::move(merged);
 }
 
+// A local or shared array allocated inside a loop or if body is declared in that body's IR block,
+// so a use after the body would name storage the generated code has left (the fuzzer found
+// `for k in range(4): t = tack.local_array(...)` then `t[0]` after the loop failing IR
+// verification). Such bindings end with the body; array_binding() reports a later use.
+void Lowerer::end_block_arrays(const std::map<std::string, Binding>& before) {
+    for (auto& [name, bind] : scope_->names) {
+        if (bind.kind != Binding::Kind::Array || !bind.buffer) continue;
+        if (bind.buffer->kind != ir::BufferKind::Local &&
+            bind.buffer->kind != ir::BufferKind::Shared)
+            continue;
+        auto it = before.find(name);
+        bool same = it != before.end() && it->second.kind == Binding::Kind::Array &&
+                    it->second.buffer == bind.buffer && !it->second.block_ended;
+        if (!same) bind.block_ended = true;
+    }
+}
+
 void Lowerer::lower_if(const ast::If& s, ir::Block& out) {
     ir::ExprPtr cond = lower_condition(*s.cond, out, "the if statement");
     auto saved = scope_->names;
+    auto before = saved;
     ir::Block then_body, else_body;
     ++block_depth_;
     lower_stmts(s.body, then_body);
@@ -232,6 +250,7 @@ void Lowerer::lower_if(const ast::If& s, ir::Block& out) {
     lower_stmts(s.orelse, else_body);
     --block_depth_;
     merge_bindings(after_then, scope_->names);
+    end_block_arrays(before);
     out.push_back(ir::If::make(cond, std::move(then_body), std::move(else_body), s.range));
 }
 
@@ -247,9 +266,11 @@ void Lowerer::lower_while(const ast::While& s, ir::Block& out) {
         body.push_back(ir::If::make(cond, {}, {ir::Break::make(s.range)}, s.range));
         cond = ir::IntImm::make(i32, 1, s.range);
     }
+    auto before = scope_->names;
     lower_stmts(s.body, body);
     --block_depth_;
     --loop_depth_;
+    end_block_arrays(before);
     out.push_back(ir::While::make(cond, std::move(body), s.range));
 }
 
@@ -306,10 +327,12 @@ void Lowerer::lower_for(const ast::For& s, ir::Block& out) {
     ir::Block body;
     ++loop_depth_;
     ++block_depth_;
+    auto before = scope_->names;
     bind_loop_var(target->id, var, s.body, body);
     lower_stmts(s.body, body);
     --block_depth_;
     --loop_depth_;
+    end_block_arrays(before);
     scope_->names[target->id] = Binding{};  // A7: the binding ends with the loop
     out.push_back(ir::For::make(var, args[0], args[1], args[2], std::move(body), s.range));
 }

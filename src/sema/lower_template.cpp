@@ -131,10 +131,12 @@ void Lowerer::lower_object_for(const ast::For& s, int template_id, ir::Block& ou
     ir::Block body;
     ++loop_depth_;
     ++block_depth_;
+    auto before = scope_->names;
     bind_object_index(target, vars, s.body, body);
     lower_stmts(s.body, body);
     --block_depth_;
     --loop_depth_;
+    end_block_arrays(before);
     scope_->names[target] = Binding{};  // A7: the binding ends with the loop
     // c[0] runs fastest: the innermost loop.
     for (size_t d = 0; d < extents.size(); ++d) {

@@ -163,3 +163,53 @@ def test_index_count_that_fits_no_rank_is_a_type_error():
     with pytest.raises(TypeError, match="three_indices"):
         three_indices(tack.field(tack.f32, (2, 2)))
     three_indices(tack.field(tack.f32, (2, 1, 1)))
+
+
+@tack.kernel
+def array_after_its_loop(x):
+    for i in range(x.shape[0]):
+        for k in range(4):
+            t = tack.local_array(tack.f32, 4)
+            t[k] = x[i]
+        x[i] = t[0]  # t's storage ended with the k loop
+
+
+@tack.kernel
+def array_after_its_branch(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0.0:
+            u = tack.local_array(tack.f32, 2)
+            u[0] = 1.0
+        x[i] = u[0]  # u's storage ended with the if body
+
+
+@tack.kernel
+def arrays_in_their_blocks(x):
+    for i in range(x.shape[0]):
+        t = tack.local_array(tack.f32, 4)
+        for k in range(4):
+            t[k] = x[i] * k
+        if x[i] > 1.0:
+            u = tack.local_array(tack.f32, 2)
+            u[0] = t[1]
+            x[i] = u[0]
+        x[i] = x[i] + t[3]
+
+
+# Found by fuzz_frontend: an array allocated in a loop or if body and used after it failed IR
+# verification (an internal error) instead of a located user error.
+@pytest.mark.parametrize("kernel, use", [(array_after_its_loop, "x[i] = t[0]  # t's"),
+                                         (array_after_its_branch, "x[i] = u[0]  # u's")])
+def test_local_array_used_after_its_block_is_located(kernel, use):
+    with pytest.raises(tack.UnsupportedSyntaxError, match="used after the loop or if body") as e:
+        kernel(tack.ones(tack.f32, 8))
+    assert e.value.lineno == line_of(use) and e.value.filename == HERE
+
+
+def test_local_arrays_used_inside_their_blocks_run():
+    import numpy as np
+    x = np.linspace(0.0, 3.0, 16, dtype=np.float32)
+    f = tack.field_like(x)
+    arrays_in_their_blocks(f)
+    want = np.where(x > 1.0, x * np.float32(1.0), x) + x * np.float32(3.0)
+    np.testing.assert_allclose(f.to_numpy(), want, rtol=1e-6)
