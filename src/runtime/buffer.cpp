@@ -5,11 +5,33 @@
 
 #include "runtime/backend.hpp"
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace tack::runtime {
 
 namespace {
 // One cache line, and the widest vector register on current x86 (AVX-512) and Arm (SVE 512).
 constexpr std::size_t kAlignment = 64;
+// Arrays from this size on start on a 2 MiB boundary and ask for transparent huge pages, as
+// NumPy does for its own (>= 4 MiB, madvise): over 4 KiB pages a streaming kernel misses the
+// TLB every page. Measured on the 2-core EPYC VM (2026-12, THP in madvise mode, one
+// `make bench-peers` each): saxpy f32 2^24 60.9 -> 72.5 GB/s (0.91 -> 1.00x Numba prange over
+// NumPy's arrays), copy 39.4 -> 45.8 GB/s, the 1024^2 heat step 0.078 -> 0.062 ms.
+constexpr std::size_t kHugeFrom = std::size_t(4) << 20;
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+
+void* allocate_host(std::size_t padded) {
+    if (padded < kHugeFrom) return std::aligned_alloc(kAlignment, padded);
+    if (padded > std::numeric_limits<std::size_t>::max() - kHugePage) return nullptr;
+    std::size_t rounded = (padded + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
+    return p;
+}
 }  // namespace
 
 void Buffer::share() {
@@ -34,7 +56,7 @@ std::shared_ptr<HostBuffer> HostBuffer::allocate(std::shared_ptr<Backend> backen
     if (nbytes > std::numeric_limits<std::size_t>::max() - kAlignment) throw std::bad_alloc();
     std::size_t padded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
     if (padded == 0) padded = kAlignment;
-    void* p = std::aligned_alloc(kAlignment, padded);
+    void* p = allocate_host(padded);
     if (!p) throw std::bad_alloc();
     std::memset(p, 0, padded);
     auto address = reinterpret_cast<std::uintptr_t>(p);
