@@ -93,14 +93,25 @@ std::optional<double> env_cpu_margin() {
     return margin;
 }
 
-bool env_hip_pool_allocator() {
-    auto value = env_string("TACK_HIP_ALLOCATOR");
+namespace {
+
+// A variable with two spellings (case and surrounding blanks ignored): unset, empty or `off`
+// is false, `on` is true; anything else is a ValueError that lists both.
+bool env_choice(const char* name, std::string_view off, std::string_view on) {
+    auto value = env_string(name);
     if (!value) return false;
     std::string v = lowered(trimmed(*value));
-    if (v.empty() || v == "cache") return false;
-    if (v == "pool") return true;
-    diag::raise(diag::ErrorKind::ValueError,
-                "Unknown TACK_HIP_ALLOCATOR '" + *value + "'. Accepted values: cache, pool");
+    if (v.empty() || v == off) return false;
+    if (v == on) return true;
+    diag::raise(diag::ErrorKind::ValueError, "Unknown " + std::string(name) + " '" + *value +
+                                                 "'. Accepted values: " + std::string(off) + ", " +
+                                                 std::string(on));
+}
+
+}  // namespace
+
+bool env_hip_pool_allocator() {
+    return env_choice("TACK_HIP_ALLOCATOR", "cache", "pool");
 }
 
 std::optional<bool> env_cpu_lanes() {
@@ -117,13 +128,7 @@ std::optional<bool> env_cpu_lanes() {
 }
 
 bool env_cpu_loader_orc() {
-    auto value = env_string("TACK_CPU_LOADER");
-    if (!value) return false;
-    std::string v = lowered(trimmed(*value));
-    if (v.empty() || v == "auto") return false;
-    if (v == "orc") return true;
-    diag::raise(diag::ErrorKind::ValueError,
-                "Unknown TACK_CPU_LOADER '" + *value + "'. Accepted values: auto, orc");
+    return env_choice("TACK_CPU_LOADER", "auto", "orc");
 }
 
 bool env_debug() {
