@@ -47,6 +47,13 @@ Scalar float_scalar(double d) {
 // NumPy scalars by their dtype kind, without importing NumPy.
 bool numpy_scalar(nb::handle h, Scalar& out, const std::string& what) {
     if (!nb::hasattr(h, "dtype") || !nb::hasattr(h, "item")) return false;
+    // An array of one or more dimensions is not a scalar, whatever its size (float() of a
+    // 1-element array works in NumPy but is deprecated; a larger one raises NumPy's own message,
+    // which names neither the kernel nor the parameter).
+    if (nb::hasattr(h, "ndim")) {
+        nb::object ndim = h.attr("ndim");
+        if (!nb::isinstance<nb::int_>(ndim) || nb::cast<long>(ndim) != 0) return false;
+    }
     nb::object kind = h.attr("dtype").attr("kind");
     if (!nb::isinstance<nb::str>(kind)) return false;
     std::string k = nb::cast<std::string>(kind);

@@ -74,7 +74,9 @@ class ArgPack {
             nb::handle h = args[i];
             Scalar& s = out[i].scalar;
             if (fast_scalar(h.ptr(), s) ||
-                scalar_from_python(h, s, "argument for parameter '" + k.param_name(i) + "'")) {
+                scalar_from_python(h, s,
+                                   "Kernel '" + k.name() + "': argument for parameter '" +
+                                       k.param_name(i) + "'")) {
                 // CONTRACT B2: floats are f64 only next to an f64 field.
                 if (s.dtype == DType::f64 && !any_f64) s = narrow_to_f32(s);
                 continue;
@@ -84,9 +86,16 @@ class ArgPack {
                 s = Scalar::of(int32_t{0});
                 continue;
             }
-            raise_python(PyExc_TypeError, "Unsupported argument type for parameter '" +
-                                              k.param_name(i) +
-                                              "': " + nb::cast<std::string>(nb::repr(h.type())));
+            // An array from another library (NumPy, CuPy, PyTorch) gets told how to bring it in.
+            bool array_like = nb::hasattr(h, "shape") && nb::hasattr(h, "dtype");
+            raise_python(PyExc_TypeError,
+                         "Kernel '" + k.name() + "': Unsupported argument type for parameter '" +
+                             k.param_name(i) +
+                             "': " + nb::cast<std::string>(nb::repr(h.type())) +
+                             (array_like ? "; kernels take Tack fields: tack.field_like(a) copies "
+                                           "an array into one, tack.from_dlpack(a) shares its "
+                                           "memory"
+                                         : ""));
         }
         if (!extras.empty()) {
             for (const auto& a : extras)

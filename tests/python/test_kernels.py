@@ -119,6 +119,23 @@ def test_wrong_argument_count_and_type():
         scale(x, x, "2")
 
 
+def test_numpy_arrays_are_not_arguments():
+    # A NumPy array is neither a field nor a scalar: the error names the parameter and says how
+    # to bring the array in, for a scalar parameter and for a field one alike.
+    x = tack.field(tack.f32, 2)
+    for args, param in (((x, x, np.ones(3, np.float32)), "s"), ((x, x, np.ones(1)), "s"),
+                        ((np.ones(2, np.float32), x, 2.0), "x")):
+        with pytest.raises(TypeError, match=f"Unsupported argument type for parameter '{param}': "
+                                            "<class 'numpy.ndarray'>; .*tack.field_like") as info:
+            scale(*args)
+        assert "scale" in str(info.value)
+    # A 0-d array is a scalar.
+    src = tack.field_like(np.array([1.0, 2.0], np.float32))
+    out = tack.field(tack.f32, 2)
+    scale(src, out, np.array(3.0, np.float32))
+    np.testing.assert_array_equal(out.to_numpy(), [3.0, 6.0])
+
+
 def test_keyword_arguments_are_rejected():
     x = tack.field(tack.f32, 2)
     with pytest.raises(RuntimeError, match="Kernel 'scale' failed on CPUBackend: Keyword "
