@@ -90,8 +90,7 @@ class ArgPack {
             bool array_like = nb::hasattr(h, "shape") && nb::hasattr(h, "dtype");
             raise_python(PyExc_TypeError,
                          "Kernel '" + k.name() + "': Unsupported argument type for parameter '" +
-                             k.param_name(i) +
-                             "': " + nb::cast<std::string>(nb::repr(h.type())) +
+                             k.param_name(i) + "': " + nb::cast<std::string>(nb::repr(h.type())) +
                              (array_like ? "; kernels take Tack fields: tack.field_like(a) copies "
                                            "an array into one, tack.from_dlpack(a) shares its "
                                            "memory"

@@ -2,6 +2,7 @@
 // later areas refer to.
 #include "bindings.hpp"
 #include "builtins/builtins.hpp"
+#include "frontend/definition.hpp"
 
 namespace tack::python {
 
@@ -34,4 +35,6 @@ NB_MODULE(_tack, m) {
     init_aio(m);
     init_algorithms(m);
     m.def("_builtin_names", &builtin_names);
+    m.def("_definition_lines",
+          [](const std::string& text) { return tack::frontend::definition_lines(text); });
 }
