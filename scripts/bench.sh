@@ -35,7 +35,9 @@ if [ "${1:-}" = "--peers" ]; then
   # The package from python/ with the Release extension next to it.
   PKG=$REL/python-package/tack
   rm -rf "$PKG" && mkdir -p "$PKG"
-  for f in python/tack/*.py; do ln -s "$PWD/$f" "$PKG/"; done
+  for f in python/tack/*; do
+    case "$f" in *.so|*/__pycache__) ;; *) ln -s "$PWD/$f" "$PKG/" ;; esac
+  done
   cp "$REL"/_tack*.so "$PKG/"
   exec env PYTHONPATH="$PWD/$REL/python-package" "$PEERS/bin/python" benchmarks/peers.py "$@"
 fi

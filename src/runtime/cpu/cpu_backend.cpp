@@ -107,7 +107,7 @@ class CpuBackend final : public Backend {
     void run_host_tasks(int count, void (*task)(void* ctx, int index), void* ctx) override {
         HostTasks tasks{task, ctx};
         if (count > 1 && executor_->pool()) {
-            executor_->pool()->run(&run_host_range, &tasks, 0, count);
+            executor_->pool()->run(&run_host_range, &tasks, 0, count, nullptr, 1);
         } else {
             run_host_range(&tasks, 0, count);
         }

@@ -31,9 +31,8 @@ constexpr auto kSpin = std::chrono::microseconds(50);
 constexpr auto kPauseSpin = std::chrono::microseconds(2);
 // Pieces per thread's block: enough that a late or slow thread costs a fraction of its block,
 // few enough that each piece is a long contiguous run (a kernel call per piece). Blocks shorter
-// than kPiecesPerThread * kMinPieceElems get fewer pieces.
+// than kPiecesPerThread * min_piece (ThreadPool::kMinPieceElems for kernels) get fewer pieces.
 constexpr int kPiecesPerThread = 8;
-constexpr int64_t kMinPieceElems = 2048;
 
 // A worker moves itself off the caller's CPU at most this often (see move_off_cpu).
 constexpr auto kMoveInterval = std::chrono::milliseconds(1);
@@ -149,8 +148,56 @@ struct alignas(64) Block {
 
 }  // namespace
 
+// Where a sleeping worker may be woken. A futex wake-up lets the scheduler place the worker,
+// and on the 2-core KVM guest (2026-12) it placed it on the caller's busy CPU with the other one
+// idle (an idle vCPU the host has descheduled reads as "preempted", not idle): the worker then
+// waited 2-4 ms for the caller's time slice to end, so the first fan-outs after any idle spell
+// ran on one thread (a 2^24 sum after a 50 ms pause: 3.9 ms runnable-but-waiting in
+// perf sched). So a worker confines itself to the CPUs other than the caller's before it
+// sleeps, and keeps that mask while it works: the scheduler can then only wake it elsewhere.
+// It re-confines when the caller is seen on another CPU. Not done when the workers outnumber
+// the other CPUs (one of them would be left out), nor where the caller's CPU is unknown.
+class CpuSteering {
+  public:
+    explicit CpuSteering(int num_threads) {
+#if defined(__linux__)
+        if (sched_getaffinity(0, sizeof(allowed_), &allowed_) != 0) return;
+        int cpus = CPU_COUNT(&allowed_);
+        on_ = cpus >= 2 && num_threads <= cpus;
+#else
+        (void)num_threads;
+#endif
+    }
+    bool on() const {
+        return on_;
+    }
+
+    /// Confines the calling worker to the allowed CPUs but `cpu` (migrating it off `cpu` if it
+    /// runs there). `avoided` is the CPU it already avoids; nothing is done when that is `cpu`.
+    void avoid(int cpu, int& avoided) const {
+#if defined(__linux__)
+        if (!on_ || cpu < 0 || cpu == avoided || !CPU_ISSET(cpu, &allowed_)) return;
+        cpu_set_t mask = allowed_;
+        CPU_CLR(cpu, &mask);
+        if (sched_setaffinity(0, sizeof(mask), &mask) == 0) avoided = cpu;
+#else
+        (void)cpu;
+        (void)avoided;
+#endif
+    }
+
+  private:
+    bool on_ = false;
+#if defined(__linux__)
+    cpu_set_t allowed_{};  // the pool creator's mask, which the workers start with
+#endif
+};
+
 struct ThreadPool::Impl {
+    explicit Impl(int threads) : steering(threads) {}
+
     int num_threads = 0;
+    CpuSteering steering;
     std::vector<std::thread> workers;
     std::unique_ptr<Block[]> blocks;
 
@@ -177,7 +224,7 @@ struct ThreadPool::Impl {
     void worker_loop(int index);
     void work(int index);
     void run_piece(int index, int64_t piece);
-    void wait_for_job(uint32_t seen);
+    void wait_for_job(uint32_t seen, int& avoided);
     void wait_for_pieces();
 };
 
@@ -213,7 +260,7 @@ void ThreadPool::Impl::work(int index) {
     }
 }
 
-void ThreadPool::Impl::wait_for_job(uint32_t seen) {
+void ThreadPool::Impl::wait_for_job(uint32_t seen, int& avoided) {
     auto changed = [&] { return generation.load(std::memory_order_acquire) != seen; };
     // A worker waiting for the next job yields only on the caller's CPU, where its spinning
     // would hold off the caller itself. Elsewhere a yield let a nice-19 process on the other
@@ -225,6 +272,7 @@ void ThreadPool::Impl::wait_for_job(uint32_t seen) {
         return cpu < 0 || cpu == caller_cpu.load(std::memory_order_relaxed);
     };
     if (spin_until(changed, on_callers_cpu)) return;
+    steering.avoid(caller_cpu.load(std::memory_order_relaxed), avoided);
     // Dekker handshake with run(): we publish that we sleep, then re-read generation; run()
     // bumps generation, then reads sleeping_workers. seq_cst on both sides means at least one
     // of us sees the other, and FUTEX_WAIT itself re-checks the word atomically.
@@ -236,17 +284,19 @@ void ThreadPool::Impl::wait_for_job(uint32_t seen) {
 
 void ThreadPool::Impl::worker_loop(int index) {
     uint32_t seen = 0;
+    int avoided = -1;  // the CPU this worker's mask leaves out (CpuSteering)
     Clock::time_point last_move{};
     for (;;) {
-        wait_for_job(seen);
+        wait_for_job(seen, avoided);
         seen = generation.load(std::memory_order_acquire);
         if (stopping.load(std::memory_order_acquire)) return;
         // Checked whether or not the job is still open: a worker on the caller's CPU mostly runs
         // only after the caller has stolen every piece and closed the job.
         int cpu = detail::current_cpu();
         if (cpu >= 0 && cpu == caller_cpu.load(std::memory_order_relaxed)) {
-            auto now = Clock::now();
-            if (now - last_move >= kMoveInterval) {
+            if (steering.on()) {
+                steering.avoid(cpu, avoided);
+            } else if (auto now = Clock::now(); now - last_move >= kMoveInterval) {
                 last_move = now;
                 detail::move_off_cpu(cpu);
             }
@@ -274,7 +324,7 @@ void ThreadPool::Impl::wait_for_pieces() {
         cpu_relax();
 }
 
-ThreadPool::ThreadPool(int num_threads) : impl_(std::make_unique<Impl>()) {
+ThreadPool::ThreadPool(int num_threads) : impl_(std::make_unique<Impl>(num_threads)) {
     TACK_ASSERT(num_threads >= 2, "a thread pool needs at least two threads");
     impl_->blocks = std::make_unique<Block[]>(size_t(num_threads));
     impl_->workers.reserve(size_t(num_threads - 1));
@@ -308,7 +358,8 @@ bool ThreadPool::workers_sleeping() const {
     return impl_->sleeping_workers.load(std::memory_order_relaxed) > 0;
 }
 
-bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutStats* stats) {
+bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutStats* stats,
+                     int64_t min_piece) {
     Impl& p = *impl_;
     if (p.busy.exchange(true, std::memory_order_acquire)) {
         // Another dispatch (or fn itself) holds the pool. Waiting could deadlock when fn
@@ -320,7 +371,8 @@ bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutSt
     const int threads = p.num_threads;
     int64_t total = end > start ? end - start : 0;
     int64_t block = (total + threads - 1) / threads;
-    int pieces = int(std::clamp<int64_t>(block / kMinPieceElems, 1, kPiecesPerThread));
+    int pieces =
+        int(std::clamp<int64_t>(block / std::max<int64_t>(1, min_piece), 1, kPiecesPerThread));
     p.fn = fn;
     p.ctx = ctx;
     p.start = start;

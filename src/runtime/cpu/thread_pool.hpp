@@ -11,8 +11,11 @@
 // woken. Every index of [start, end) runs exactly once (E9) on every path.
 //
 // Workers spin briefly on a generation counter after each job, then sleep on a futex. A worker
-// that finds itself on the CPU the caller opened the job on moves to another (at most once a
-// millisecond): there it would run only when the caller yields, and the caller would steal all.
+// keeps off the CPU the caller opened the last job on: its affinity mask leaves that CPU out
+// while it sleeps (so a wake-up cannot place it there) and it re-confines itself when it finds
+// the caller on its own CPU, where it would run only when the caller yields and the caller would
+// steal all. Pools with more workers than other CPUs only move a worker off (at most once a
+// millisecond) and restore its mask.
 
 #include <cstdint>
 #include <memory>
@@ -62,8 +65,12 @@ class ThreadPool {
     /// concurrent dispatch, or fn itself dispatching), the whole range runs serially on this
     /// calling thread instead of waiting: that never deadlocks and a busy pool has no idle cores
     /// to offer anyway. Returns true when the range was fanned out, false when it ran serially.
-    /// With `stats`, each piece is timed (two clock reads per piece).
-    bool run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutStats* stats = nullptr);
+    /// With `stats`, each piece is timed (two clock reads per piece). Pieces are at least
+    /// `min_piece` indices long: kernel ranges keep long contiguous runs; a range of host tasks,
+    /// each index a whole chunk of work, passes 1 so that every task can be stolen.
+    static constexpr int64_t kMinPieceElems = 2048;
+    bool run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutStats* stats = nullptr,
+             int64_t min_piece = kMinPieceElems);
 
     /// True when some worker sleeps on the futex: the next fan-out pays its wake-up.
     bool workers_sleeping() const;

@@ -162,6 +162,38 @@ TEST(ThreadPool, IdleThreadsStealFromASlowOne) {
     EXPECT_GT(slow.by_caller.load(), int64_t(1) << 15);
 }
 
+// Host tasks (each index a whole chunk of work) pass min_piece = 1: every task can be stolen, so
+// a caller held up in its first task leaves the rest of its block to the worker; with the
+// kernels' 2048-element minimum the 16 tasks would be two unstealable pieces.
+TEST(ThreadPool, SingleTaskPiecesAreStolen) {
+    ThreadPool pool(2);
+    struct Tasks {
+        std::thread::id caller = std::this_thread::get_id();
+        std::atomic<int> by_worker{0};
+        std::vector<std::atomic<int>> hits = std::vector<std::atomic<int>>(16);
+        static void run(void* raw, int64_t lo, int64_t hi) {
+            auto* t = static_cast<Tasks*>(raw);
+            for (int64_t i = lo; i < hi; ++i) {
+                if (std::this_thread::get_id() == t->caller) {
+                    // The caller's first task waits (up to 5 s) for the worker to take more
+                    // than its own block of 8.
+                    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                    while (i == 0 && t->by_worker.load() <= 8 &&
+                           std::chrono::steady_clock::now() < until)
+                        std::this_thread::sleep_for(std::chrono::microseconds(100));
+                } else {
+                    t->by_worker.fetch_add(1);
+                }
+                t->hits[size_t(i)].fetch_add(1);
+            }
+        }
+    } tasks;
+    ASSERT_TRUE(pool.run(Tasks::run, &tasks, 0, 16, nullptr, 1));
+    for (auto& h : tasks.hits)
+        ASSERT_EQ(h.load(), 1);
+    EXPECT_GT(tasks.by_worker.load(), 8);
+}
+
 TEST(ThreadPool, EmptyRangeCallsNothing) {
     ThreadPool pool(3);
     ChunkLog log;
@@ -250,6 +282,54 @@ TEST(ThreadPool, MoveOffCpuMigratesAndRestoresTheMask) {
         ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
         EXPECT_FALSE(detail::move_off_cpu(cpu));
         EXPECT_EQ(detail::current_cpu(), cpu);
+    }).join();
+}
+
+// A worker never runs on the CPU the caller opened the previous job on once it has slept (its
+// mask leaves that CPU out, so a wake-up cannot place it there): on the 2-core VM a worker woken
+// onto the busy caller's CPU waited 2-4 ms for a time slice while the other CPU idled.
+TEST(ThreadPool, SleepingWorkersAreNotWokenOntoTheCallersCpu) {
+    cpu_set_t all;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+    if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "this process may run on one CPU only";
+    std::thread([&] {
+        ThreadPool pool(2);  // the worker starts with the full mask
+        int cpu = detail::current_cpu();
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);  // the caller stays on `cpu`
+        struct Where {
+            std::thread::id caller = std::this_thread::get_id();
+            int caller_cpu = -1;
+            std::atomic<int> worker_pieces{0}, on_callers_cpu{0}, mask_has_it{0};
+            static void run(void* raw, int64_t, int64_t) {
+                auto* w = static_cast<Where*>(raw);
+                // Every piece takes a while, so the worker wakes before the caller has stolen
+                // them all.
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+                if (std::this_thread::get_id() == w->caller) return;
+                w->worker_pieces.fetch_add(1);
+                if (detail::current_cpu() == w->caller_cpu) w->on_callers_cpu.fetch_add(1);
+                cpu_set_t mask;
+                if (sched_getaffinity(0, sizeof(mask), &mask) == 0 &&
+                    CPU_ISSET(w->caller_cpu, &mask))
+                    w->mask_has_it.fetch_add(1);
+            }
+        } where;
+        where.caller_cpu = cpu;
+        pool.run(Where::run, &where, 0, 1 << 16);  // the worker learns the caller's CPU
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // and sleeps, steered
+        where.worker_pieces = 0;
+        where.on_callers_cpu = 0;
+        where.mask_has_it = 0;
+        for (int i = 0; i < 20; ++i) {
+            pool.run(Where::run, &where, 0, 1 << 16);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the worker sleeps
+        }
+        EXPECT_GT(where.worker_pieces.load(), 0);
+        EXPECT_EQ(where.on_callers_cpu.load(), 0);
+        EXPECT_EQ(where.mask_has_it.load(), 0);
     }).join();
 }
 
