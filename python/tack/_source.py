@@ -30,8 +30,11 @@ def _is_def_line(line):
 def _read_definition(fn):
     """(lines, first line) as inspect.getsourcelines gives them, for a function defined in a
     plain UTF-8 file, without importing inspect (11 ms, most of a first @tack.kernel); None
-    where inspect has to decide: no such file, an encoding declaration, text that linecache
-    holds for a file that is not on disk (IPython cells), a line number out of range."""
+    where inspect has to decide: a wrapper (functools.wraps), no such file, an encoding
+    declaration, text that linecache holds for a file that is not on disk (IPython cells), a
+    line number out of range."""
+    if hasattr(fn, "__wrapped__"):
+        return None  # inspect follows __wrapped__ to the function the wrapper stands for
     path = fn.__code__.co_filename
     linecache = sys.modules.get("linecache")
     if linecache is not None:

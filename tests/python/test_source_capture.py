@@ -121,6 +121,27 @@ def test_nested_functions_are_inspects(tmp_path):
     assert _source._read_definition(inner) == inspect.getsourcelines(inner)
 
 
+def test_wrappers_are_read_as_inspect_reads_them(tmp_path):
+    # inspect follows __wrapped__ to the function a functools.wraps wrapper stands for.
+    module, _ = load(tmp_path, "wrapped", """
+        import functools
+
+        def logged(fn):
+            @functools.wraps(fn)
+            def wrapper(*args):
+                return fn(*args)
+            return wrapper
+
+        @logged
+        def f(x):
+            return x + 1
+        """)
+    assert _source._read_definition(module.f) is None
+    lines, _ = inspect.getsourcelines(module.f)
+    assert _source.capture(module.f, "func").text.endswith("".join(lines[-1:]))
+    assert "return x + 1" in _source.capture(module.f, "func").text
+
+
 def test_declined_cases_fall_back_to_inspect(tmp_path):
     module, _ = load(tmp_path, "latin-1", "# -*- coding: latin-1 -*-\ndef f(x):\n    return 'é'\n",
                      encoding="latin-1")
