@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
 #include "frontend/definition.hpp"
 
@@ -71,33 +72,33 @@ TEST(Definition, DecoratorsSpanningLines) {
               6u);
 }
 
-TEST(Definition, OneLineBodiesAndTheEndOfTheFile) {
-    EXPECT_EQ(definition_lines("def k(x): x[0] = 1.0\nz = 0\n"), 1u);
-    EXPECT_EQ(definition_lines("async def k(x):\n    pass\n"), 2u);
-    EXPECT_EQ(definition_lines("def k(x):\n    x[0] = 1.0"), 2u);  // no final newline
-    EXPECT_EQ(definition_lines("def k(x):\r\n    x[0] = 1.0\r\nz = 0\r\n"), 2u);
-}
+// Small cases: what the text is, and how many lines of it the definition holds (0: none).
+struct Case {
+    const char* what;
+    std::string_view text;
+    size_t lines;
+};
 
-TEST(Definition, TrailingCommentsIndentedAsTheBodyBelongToIt) {
-    EXPECT_EQ(definition_lines("def k(x):\n"
-                               "    x[0] = 1.0\n"
-                               "\n"
-                               "    # still the body\n"
-                               "# not the body\n"
-                               "z = 0\n"),
-              4u);
-    EXPECT_EQ(definition_lines("def k(x):\n"
-                               "    x[0] = 1.0\n"
-                               "  # shallower than the body\n"),
-              2u);
-}
+constexpr Case kCases[] = {
+    {"a one-line body", "def k(x): x[0] = 1.0\nz = 0\n", 1},
+    {"async def", "async def k(x):\n    pass\n", 2},
+    {"no final newline", "def k(x):\n    x[0] = 1.0", 2},
+    {"CRLF line ends", "def k(x):\r\n    x[0] = 1.0\r\nz = 0\r\n", 2},
+    {"a comment as deep as the body, after a blank line",
+     "def k(x):\n    x[0] = 1.0\n\n    # still the body\n# not the body\nz = 0\n", 4},
+    {"a comment shallower than the body", "def k(x):\n    x[0] = 1.0\n  # shallower\n", 2},
+    {"empty text", "", 0},
+    {"an assignment", "x = 1\n", 0},
+    {"a class", "class C:\n    pass\n", 0},
+    {"a decorator alone", "@tack.kernel\n", 0},
+    {"a lambda", "k = lambda x: x\n", 0},
+};
 
-TEST(Definition, NotADefinition) {
-    EXPECT_EQ(definition_lines(""), 0u);
-    EXPECT_EQ(definition_lines("x = 1\n"), 0u);
-    EXPECT_EQ(definition_lines("class C:\n    pass\n"), 0u);
-    EXPECT_EQ(definition_lines("@tack.kernel\n"), 0u);
-    EXPECT_EQ(definition_lines("k = lambda x: x\n"), 0u);
+TEST(Definition, SmallCases) {
+    for (const Case& c : kCases) {
+        SCOPED_TRACE(c.what);
+        EXPECT_EQ(definition_lines(c.text), c.lines);
+    }
 }
 
 TEST(Definition, ManyKernelsInALongFile) {
