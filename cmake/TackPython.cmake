@@ -26,7 +26,8 @@ target_include_directories(_tack PRIVATE "${PROJECT_SOURCE_DIR}/python/bindings"
 # opened when a CPU backend starts (src/codegen/llvm/module_api.hpp): mapping libLLVM and its
 # libraries was half of `import tack`. The loader's objects come ahead of the static libraries
 # on the link line, so the generator in libtack_llvm.a is never pulled into the extension, and
-# --as-needed then drops libLLVM from its needed libraries. The static wheel links LLVM in.
+# --as-needed then drops libLLVM from its needed libraries. A static LLVM goes into the module
+# (the wheel asks for that, pyproject.toml) or, by default, into the extension itself.
 if(TACK_LLVM AND NOT TACK_LLVM_STATIC)
   set(TACK_LLVM_LAZY_DEFAULT ON)
 else()
@@ -58,6 +59,10 @@ if(TACK_LLVM_LAZY)
     target_link_options(_tack_llvm PRIVATE -Wl,--as-needed)
   else()
     target_link_libraries(_tack_llvm PRIVATE tack_llvm)
+    # A static LLVM names libraries (libz3, ...) that nothing here calls: not recorded as needed.
+    if(TACK_LLVM_STATIC)
+      target_link_options(_tack_llvm PRIVATE -Wl,--as-needed)
+    endif()
   endif()
   target_link_libraries(_tack PRIVATE tack_llvm_loader tack ${CMAKE_DL_LIBS})
   target_link_options(_tack PRIVATE -Wl,--as-needed)
