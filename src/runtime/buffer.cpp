@@ -4,6 +4,7 @@
 #include <new>
 
 #include "runtime/backend.hpp"
+#include "support/env.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -28,7 +29,9 @@ void* allocate_host(std::size_t padded) {
     std::size_t rounded = (padded + kHugePage - 1) / kHugePage * kHugePage;
     void* p = std::aligned_alloc(kHugePage, rounded);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+    // Advice only: failure changes nothing. TACK_MADVISE_HUGEPAGE=0 leaves it out (with THP
+    // defrag in madvise mode a fault on such a range may stall to compact memory).
+    if (p && support::env_madvise_hugepage()) madvise(p, rounded, MADV_HUGEPAGE);
 #endif
     return p;
 }

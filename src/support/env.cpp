@@ -127,6 +127,11 @@ std::optional<bool> env_cpu_lanes() {
                                                  "'. Accepted values: auto, 0, 1 (or off, on)");
 }
 
+bool env_madvise_hugepage() {
+    auto value = env_string("TACK_MADVISE_HUGEPAGE");
+    return !value || trimmed(*value).empty() || env_flag("TACK_MADVISE_HUGEPAGE");
+}
+
 bool env_cpu_loader_orc() {
     return env_choice("TACK_CPU_LOADER", "auto", "orc");
 }

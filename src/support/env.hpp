@@ -65,6 +65,11 @@ bool env_time_compile();
 /// or `cache` the hipMalloc buffer cache; anything else throws a ValueError CompileError.
 bool env_hip_pool_allocator();
 
+/// TACK_MADVISE_HUGEPAGE: host arrays of 4 MiB and more ask for transparent huge pages unless
+/// it is one of a boolean flag's off spellings (`0`, `false`, `no`, `off`), as NumPy's
+/// NUMPY_MADVISE_HUGEPAGE does for its arrays. Unset or empty: on.
+bool env_madvise_hugepage();
+
 /// The disk cache directory from TACK_CACHE_DIR; default $XDG_CACHE_HOME/tack, else
 /// $HOME/.cache/tack. nullopt = cache disabled (TACK_CACHE_DIR empty or `off`, or no HOME).
 std::optional<std::string> env_cache_dir();

@@ -1,12 +1,18 @@
 """Host API of fields (CONTRACT C6-C18), checked against NumPy."""
 
 import math
+import os
 import pickle
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
 
 import tack
+
+from conftest import python_env
 
 ALL = [tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64, tack.f32,
        tack.f64]
@@ -220,3 +226,36 @@ def test_dtype_objects():
     assert tack.i32(2**32 + 5) == 5 and tack.u8(-1) == 255 and tack.f32(0.1) == np.float32(0.1)
     assert {tack.f32: 1}[tack.f32] == 1
     assert pickle.loads(pickle.dumps(tack.f64)) is tack.f64
+
+
+@pytest.mark.skipif(not os.path.isdir("/sys/kernel/mm/transparent_hugepage"),
+                    reason="no transparent huge pages in this kernel")
+def test_large_host_arrays_ask_for_huge_pages_unless_told_not_to(tmp_path):
+    # A 16 MiB array's mapping carries the madvise(MADV_HUGEPAGE) flag (smaps VmFlags "hg"),
+    # unless TACK_MADVISE_HUGEPAGE is off; a 1 MiB one never does.
+    script = tmp_path / "hp.py"
+    script.write_text(textwrap.dedent("""
+        import tack
+        tack.init(tack.cpu)
+        big, small = tack.zeros(tack.f32, 1 << 22), tack.zeros(tack.f32, 1 << 18)
+        def flags(address):
+            with open("/proc/self/smaps") as f:
+                lines = f.read().splitlines()
+            for i, line in enumerate(lines):
+                lo, _, hi = line.split()[0].partition("-")
+                if "-" in line.split()[0] and int(lo, 16) <= address < int(hi, 16):
+                    for rest in lines[i + 1:]:
+                        if rest.startswith("VmFlags:"):
+                            return rest.split()[1:]
+            return []
+        print("hg" in flags(big.address), "hg" in flags(small.address))
+        """))
+    for value, expected in ((None, "True False"), ("0", "False False"), ("off", "False False"),
+                            ("1", "True False")):
+        env = python_env()
+        env.pop("TACK_MADVISE_HUGEPAGE", None)
+        if value is not None:
+            env["TACK_MADVISE_HUGEPAGE"] = value
+        out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert out == expected, (value, out)
