@@ -223,6 +223,27 @@ class LaneEmitter::Impl {
     Value* visit(const ir::If* s, Value* m, const Ctx& c);
     Value* visit(const ir::For* s, Value* m, const Ctx& c);
     Value* visit(const ir::While* s, Value* m, const Ctx& c);
+    // A sequential loop's lane bookkeeping, shared by For and While (see visit(ir::For)): the
+    // lanes still iterating (`ml`, a phi in the head), those that left through a non-uniform
+    // condition (`exited`) and the body's break and continue masks.
+    struct LaneLoop {
+        bool uniform;
+        LoopMasks masks;
+        llvm::AllocaInst* exited;  // null when the condition is uniform
+        llvm::BasicBlock *pre, *head, *body, *exit;
+        llvm::PHINode* ml;
+    };
+    /// Opens the loop from the current block: its head, with `ml` started at `m`, is where
+    /// code goes next.
+    LaneLoop open_loop(const char* name, bool uniform, Value* m);
+    /// From the head into the body for the lanes that stay: `go` is the i1 of a uniform
+    /// condition, else the mask of lanes whose condition holds. Returns the body's mask.
+    Value* enter_body(LaneLoop& l, Value* go);
+    /// The body for the lanes in `mb`; returns the lanes that take the back edge.
+    Value* run_body(LaneLoop& l, const ir::Block& body, Value* mb, const Ctx& inner);
+    /// The back edge from the current block with the `next` lanes; returns the lanes active
+    /// after the loop, code going on at its exit.
+    Value* close_loop(LaneLoop& l, Value* next);
     Value* visit(const ir::Break*, Value* m, const Ctx& c) {
         or_into(c.loop->brk, m);
         return no_lanes();
@@ -624,16 +645,56 @@ Value* LaneEmitter::Impl::visit(const ir::If* s, Value* m, const Ctx& c) {
     return b_.CreateOr(mt, me);
 }
 
+LaneEmitter::Impl::LaneLoop LaneEmitter::Impl::open_loop(const char* name, bool uniform, Value* m) {
+    std::string n = std::string("lanes.") + name;
+    LaneLoop l{uniform,
+               {mask_slot("lanes.brk", no_lanes()), mask_slot("lanes.cont", no_lanes())},
+               uniform ? nullptr : mask_slot("lanes.exited", no_lanes()),
+               b_.GetInsertBlock(),
+               em_.new_block((n + ".head").c_str()),
+               em_.new_block((n + ".body").c_str()),
+               em_.new_block((n + ".end").c_str()),
+               nullptr};
+    b_.CreateBr(l.head);
+    b_.SetInsertPoint(l.head);
+    l.ml = b_.CreatePHI(mask_type(), 2);
+    l.ml->addIncoming(m, l.pre);
+    return l;
+}
+
+Value* LaneEmitter::Impl::enter_body(LaneLoop& l, Value* go) {
+    Value* mb = l.ml;
+    if (!l.uniform) {
+        mb = b_.CreateAnd(l.ml, go);
+        b_.CreateStore(b_.CreateOr(load_mask(l.exited), and_not(l.ml, mb)), l.exited);
+        go = any(mb);
+    }
+    b_.CreateCondBr(go, l.body, l.exit);
+    b_.SetInsertPoint(l.body);
+    b_.CreateStore(no_lanes(), l.masks.cont);
+    return mb;
+}
+
+Value* LaneEmitter::Impl::run_body(LaneLoop& l, const ir::Block& body, Value* mb,
+                                   const Ctx& inner) {
+    Value* after_body = block(body, 0, mb, inner);
+    return b_.CreateOr(after_body, load_mask(l.masks.cont));
+}
+
+Value* LaneEmitter::Impl::close_loop(LaneLoop& l, Value* next) {
+    b_.CreateBr(l.head);
+    l.ml->addIncoming(next, b_.GetInsertBlock());
+    b_.SetInsertPoint(l.exit);
+    Value* left = l.uniform ? static_cast<Value*>(l.ml) : load_mask(l.exited);
+    return b_.CreateOr(left, load_mask(l.masks.brk));
+}
+
 // Sequential loops keep one trip counter for all lanes: a lane leaves when its condition fails
 // (`exited`) or it breaks (`brk`), and never lags behind. A lane that continues rejoins at the
 // next iteration. Lanes leaving through the condition: all at once when it is uniform.
 Value* LaneEmitter::Impl::visit(const ir::For* s, Value* m, const Ctx& c) {
     bool uniform = shape(*s->start).kind == Shape::Uniform &&
                    shape(*s->end).kind == Shape::Uniform && shape(*s->step).kind == Shape::Uniform;
-    bool breaks = has_break(s->body);
-    LoopMasks masks{mask_slot("lanes.brk", no_lanes()), mask_slot("lanes.cont", no_lanes())};
-    llvm::AllocaInst* exited = uniform ? nullptr : mask_slot("lanes.exited", no_lanes());
-    Ctx inner{c.divergent || plan_.divergent_loops.count(s) > 0, &masks};
     Value *start, *step, *count;
     if (uniform) {
         start = em_.emit(*s->start);
@@ -644,27 +705,18 @@ Value* LaneEmitter::Impl::visit(const ir::For* s, Value* m, const Ctx& c) {
         step = vec(*s->step, m);
         count = trip_count(b_, start, vec(*s->end, m), step);
     }
-    llvm::BasicBlock* pre = b_.GetInsertBlock();
-    llvm::BasicBlock* head = em_.new_block("lanes.for.head");
-    llvm::BasicBlock* body = em_.new_block("lanes.for.body");
-    llvm::BasicBlock* exit = em_.new_block("lanes.for.end");
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
+    LaneLoop l = open_loop("for", uniform, m);
+    Ctx inner{c.divergent || plan_.divergent_loops.count(s) > 0, &l.masks};
     llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
-    llvm::PHINode* ml = b_.CreatePHI(mask_type(), 2);
-    Value* mb = ml;
+    i->addIncoming(b_.getInt64(0), l.pre);
     Value* go;
     if (uniform) {
         go = b_.CreateICmpULT(i, count);
-        if (breaks) go = b_.CreateAnd(go, any(ml));
+        if (has_break(s->body)) go = b_.CreateAnd(go, any(l.ml));
     } else {
-        mb = b_.CreateAnd(ml, b_.CreateICmpULT(splat(i), count));
-        b_.CreateStore(b_.CreateOr(load_mask(exited), and_not(ml, mb)), exited);
-        go = any(mb);
+        go = b_.CreateICmpULT(splat(i), count);
     }
-    b_.CreateCondBr(go, body, exit);
-    b_.SetInsertPoint(body);
-    b_.CreateStore(no_lanes(), masks.cont);
+    Value* mb = enter_body(l, go);
     Value* value = uniform ? b_.CreateAdd(start, b_.CreateMul(i, step))
                            : b_.CreateAdd(start, b_.CreateMul(splat(i), step));
     if (var_shape(*s->var).kind == Shape::Varying) {
@@ -672,57 +724,23 @@ Value* LaneEmitter::Impl::visit(const ir::For* s, Value* m, const Ctx& c) {
     } else {
         em_.set_var(*s->var, value);
     }
-    Value* after_body = block(s->body, 0, mb, inner);
-    Value* next_mask = b_.CreateOr(after_body, load_mask(masks.cont));
-    Value* next_i = b_.CreateAdd(i, b_.getInt64(1));
-    b_.CreateBr(head);
-    i->addIncoming(b_.getInt64(0), pre);
-    i->addIncoming(next_i, b_.GetInsertBlock());
-    ml->addIncoming(m, pre);
-    ml->addIncoming(next_mask, b_.GetInsertBlock());
-    b_.SetInsertPoint(exit);
-    Value* left = uniform ? static_cast<Value*>(ml) : load_mask(exited);
-    return b_.CreateOr(left, load_mask(masks.brk));
+    Value* next = run_body(l, s->body, mb, inner);
+    i->addIncoming(b_.CreateAdd(i, b_.getInt64(1)), b_.GetInsertBlock());
+    return close_loop(l, next);
 }
 
 Value* LaneEmitter::Impl::visit(const ir::While* s, Value* m, const Ctx& c) {
     bool uniform = shape(*s->cond).kind == Shape::Uniform;
-    LoopMasks masks{mask_slot("lanes.brk", no_lanes()), mask_slot("lanes.cont", no_lanes())};
-    llvm::AllocaInst* exited = uniform ? nullptr : mask_slot("lanes.exited", no_lanes());
-    Ctx inner{c.divergent || plan_.divergent_loops.count(s) > 0, &masks};
-    llvm::BasicBlock* pre = b_.GetInsertBlock();
-    llvm::BasicBlock* head = em_.new_block("lanes.while.head");
-    llvm::BasicBlock* body = em_.new_block("lanes.while.body");
-    llvm::BasicBlock* exit = em_.new_block("lanes.while.end");
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    llvm::PHINode* ml = b_.CreatePHI(mask_type(), 2);
+    LaneLoop l = open_loop("while", uniform, m);
+    Ctx inner{c.divergent || plan_.divergent_loops.count(s) > 0, &l.masks};
     if (has_break(s->body)) {
         // Every lane may have broken: the condition (which may load) then must not run.
         llvm::BasicBlock* test = em_.new_block("lanes.while.test");
-        b_.CreateCondBr(any(ml), test, exit);
+        b_.CreateCondBr(any(l.ml), test, l.exit);
         b_.SetInsertPoint(test);
     }
-    Value* mb = ml;
-    Value* go;
-    if (uniform) {
-        go = em_.emit_condition(*s->cond);
-    } else {
-        mb = b_.CreateAnd(ml, truthy_vec(*s->cond, ml));
-        b_.CreateStore(b_.CreateOr(load_mask(exited), and_not(ml, mb)), exited);
-        go = any(mb);
-    }
-    b_.CreateCondBr(go, body, exit);
-    b_.SetInsertPoint(body);
-    b_.CreateStore(no_lanes(), masks.cont);
-    Value* after_body = block(s->body, 0, mb, inner);
-    Value* next_mask = b_.CreateOr(after_body, load_mask(masks.cont));
-    b_.CreateBr(head);
-    ml->addIncoming(m, pre);
-    ml->addIncoming(next_mask, b_.GetInsertBlock());
-    b_.SetInsertPoint(exit);
-    Value* left = uniform ? static_cast<Value*>(ml) : load_mask(exited);
-    return b_.CreateOr(left, load_mask(masks.brk));
+    Value* mb = enter_body(l, uniform ? em_.emit_condition(*s->cond) : truthy_vec(*s->cond, l.ml));
+    return close_loop(l, run_body(l, s->body, mb, inner));
 }
 
 // Zero-filled on every declaration, like the scalar path, but only for the active lanes: an
