@@ -20,15 +20,7 @@ import tack
 from tack import _tack
 
 from conftest import python_env
-
-
-@tack.kernel
-def spin(x, steps):
-    for i in range(x.shape[0]):
-        acc = 0.0
-        for _j in range(steps):
-            acc = acc * 0.999 + 1.0
-        x[i] = acc
+from kernels_helpers import spin
 
 
 @tack.kernel
