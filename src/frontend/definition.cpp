@@ -1,5 +1,6 @@
 #include "frontend/definition.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "frontend/lexer.hpp"
@@ -17,7 +18,10 @@ size_t line_of(std::string_view text, size_t offset) {
     return line;
 }
 
+// The column of `offset` in its line (a tab advances to the next multiple of 8); an offset past
+// the end (npos: a blank line's first non-blank) counts as the end.
 size_t column_of(std::string_view text, size_t offset) {
+    offset = std::min(offset, text.size());
     size_t start = offset;
     while (start > 0 && text[start - 1] != '\n' && text[start - 1] != '\r')
         --start;

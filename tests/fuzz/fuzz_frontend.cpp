@@ -1,12 +1,18 @@
-// libFuzzer entry: arbitrary bytes as a Python module through the whole LLVM-free front half.
-// User errors (CompileError) are expected; anything else (a crash, a sanitizer report, an
-// InternalError escaping) is a bug.
+// libFuzzer entry: arbitrary bytes as a Python module through the whole LLVM-free front half,
+// and as the rest of a file a definition starts (frontend/definition.hpp, which the package's
+// source capture calls on the user's files). User errors (CompileError) are expected; anything
+// else (a crash, a sanitizer report, an InternalError escaping, an extent past the text) is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+
+#include <algorithm>
+#include <cstdlib>
 
 #include "diag/diagnostic.hpp"
+#include "frontend/definition.hpp"
 #include "frontend/parser.hpp"
 #include "passes/passes.hpp"
 #include "sema/environment.hpp"
@@ -41,8 +47,11 @@ void check_function(const frontend::FunctionDef& fn, const diag::SourceFilePtr& 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    auto file = std::make_shared<diag::SourceFile>(
-        "fuzz.py", std::string(reinterpret_cast<const char*>(data), size));
+    std::string_view text(reinterpret_cast<const char*>(data), size);
+    size_t lines =
+        std::count(text.begin(), text.end(), '\n') + std::count(text.begin(), text.end(), '\r') + 1;
+    if (frontend::definition_lines(text) > lines) std::abort();
+    auto file = std::make_shared<diag::SourceFile>("fuzz.py", std::string(text));
     frontend::ParseResult parsed = frontend::parse_module(file);
     auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
     auto env = std::make_shared<sema::ModuleEnvironment>(module);

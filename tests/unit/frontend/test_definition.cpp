@@ -92,6 +92,9 @@ constexpr Case kCases[] = {
     {"a class", "class C:\n    pass\n", 0},
     {"a decorator alone", "@tack.kernel\n", 0},
     {"a lambda", "k = lambda x: x\n", 0},
+    // Found by fuzz_frontend: a first line with no code (an index past a blank line).
+    {"a blank first line", "\n@tack.k    f\n\xcf\xcf", 0},
+    {"blank lines before the def count as its", "   \ndef k(x):\n    pass\n", 3},
 };
 
 TEST(Definition, SmallCases) {
