@@ -216,10 +216,15 @@ double CpuExecutor::current_fan_out_ns() const {
     return pool_ && pool_->workers_sleeping() ? cold_fan_out_ns() : fan_out_ns();
 }
 
-// Not the cold estimate while the workers sleep: a probe into sleeping workers costs the caller
-// one futex wake, since the pool never waits for a worker that has not woken (the caller steals
-// its pieces), so even a parked vCPU makes a probe no dearer than the range run serially.
+// The pool never waits for a worker that has not woken (the caller steals its pieces), so a
+// probe into sleeping workers costs the caller the futex wake itself, not the worker's wake-up
+// latency: the cold estimate would be too dear. But that wake is not free either: on the 2-core
+// KVM guest a FUTEX_WAKE to a parked vCPU took 20-27 us in the caller (2026-12), and the second
+// call of every fresh 4096-element kernel (1 us serial) was such a probe at 21 us. So with the
+// workers asleep the cheapest cost assumed is the cheapest cold fan-out seen, capped like the
+// warm floor: ranges that could not pay even that are left to be probed when the workers are up.
 double CpuExecutor::optimistic_fan_out_ns() const {
+    if (pool_ && pool_->workers_sleeping()) return std::min(cold_.floor(), kFanOutFloorCapNs);
     return std::min(warm_.floor(), cold_.floor());
 }
 

@@ -218,6 +218,34 @@ TEST(CostModel, ProbesRecoverFromAFanOutCostReadHigh) {
     }
 }
 
+// A probe into sleeping workers pays the futex wake on the caller (20-27 us on the 2-core VM), so
+// a range far shorter than that is not probed while they sleep, however cheap a warm fan-out
+// once was; a range that could pay for the wake still is.
+TEST(CostModel, SleepingWorkersAreProbedOnlyForRangesThatCouldPayTheWake) {
+    // ~3 us and ~60 us serial (the hit counting adds ~5 ns an element)
+    for (int64_t n : {400, 4000}) {
+        CpuExecutor executor(2, CpuPolicy::V2, std::nullopt);
+        executor.assume_fan_out_ns(1e3, 50e3, std::nullopt);  // warm floor 1 us, cold 50 us
+        CostModel model;
+        const double ns_per_elem = n < 1000 ? 2.0 : 10.0;
+        std::vector<std::atomic<int>> hits(n);
+        Timed kernel{.ns_per_elem = ns_per_elem, .hits = &hits};
+        const int calls = 8;
+        uint64_t before = fan_out_count();
+        for (int i = 0; i < calls; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the worker sleeps
+            executor.dispatch(model, Timed::run, &kernel, 0, n);
+        }
+        for (auto& h : hits)
+            ASSERT_EQ(h.load(), calls);
+        if (n < 1000) {
+            EXPECT_EQ(fan_out_count(), before) << "a 3 us range was probed into sleeping workers";
+        } else {
+            EXPECT_GT(fan_out_count(), before) << "a 60 us range was never probed";
+        }
+    }
+}
+
 // The other side: a short range (20 µs serial) is not fanned out into sleeping workers on the
 // strength of its first, cold sample once the fan-out is known to be dear.
 TEST(CostModel, ShortRangeStaysSerialWhenFanOutIsDear) {
