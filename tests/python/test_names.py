@@ -15,6 +15,7 @@ from tack import kernel as tack_kernel
 
 import names_helpers
 import names_helpers as nh
+from kernels_helpers import spin
 from names_helpers import norm2 as n2
 
 OFFSET = tack.constant(1)  # the caller's OFFSET; names_helpers.shifted must use its own
@@ -110,15 +111,6 @@ def test_bindings_are_read_once():
     REBOUND = tack.constant(2)
     reads_rebound(out)
     assert out[0] == 1  # the constant seen is the one bound at the first lowering (A6)
-
-
-@tack.kernel
-def spin(x, reps):
-    for i in range(x.shape[0]):
-        acc = 0.0
-        for _ in range(reps):
-            acc = acc * 0.5 + 1.0
-        x[i] = acc
 
 
 def test_kernel_calls_release_the_gil():
