@@ -31,18 +31,20 @@ size_t column_of(std::string_view text, size_t offset) {
     return col;
 }
 
-// The physical lines of `text`, as [begin, end) byte ranges without their line breaks.
-std::vector<std::string_view> physical_lines(std::string_view text) {
-    std::vector<std::string_view> lines;
-    size_t begin = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] != '\n' && text[i] != '\r') continue;
-        lines.push_back(text.substr(begin, i - begin));
-        if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-        begin = i + 1;
-    }
-    if (begin < text.size()) lines.push_back(text.substr(begin));
-    return lines;
+// The physical line that starts at `pos` (without its line break), and where the next one
+// starts (text.size() after the last).
+struct Line {
+    std::string_view text;
+    size_t next;
+};
+Line line_at(std::string_view text, size_t pos) {
+    size_t end = pos;
+    while (end < text.size() && text[end] != '\n' && text[end] != '\r')
+        ++end;
+    size_t next = end;
+    if (next < text.size())
+        next += (text[next] == '\r' && next + 1 < text.size() && text[next + 1] == '\n') ? 2 : 1;
+    return {text.substr(pos, end - pos), next};
 }
 
 struct Extent {
@@ -94,12 +96,14 @@ Extent extent_of(std::string_view text) {
     // Comment lines after the last statement belong to the body when indented as deep as it
     // (inspect does the same; blank lines only between such comments).
     size_t end_line = line_of(text, last);
-    std::vector<std::string_view> lines = physical_lines(text);
-    for (size_t l = end_line + 1; l < lines.size(); ++l) {
-        std::string_view s = lines[l];
-        size_t first = s.find_first_not_of(" \t\f");
+    size_t l = end_line;
+    for (size_t pos = line_at(text, last).next; pos < text.size();) {
+        Line line = line_at(text, pos);
+        pos = line.next;
+        ++l;
+        size_t first = line.text.find_first_not_of(" \t\f");
         if (first == std::string_view::npos) continue;
-        if (s[first] != '#' || column_of(s, first) < body_col) break;
+        if (line.text[first] != '#' || column_of(line.text, first) < body_col) break;
         end_line = l;
     }
     e.lines = end_line + 1;
@@ -109,20 +113,21 @@ Extent extent_of(std::string_view text) {
 // The byte offset of the first line after the `def` line that holds code indented no deeper
 // than the first line: where the definition most likely ends (text.size() if none). A wrong
 // guess (the line sits inside a string or brackets) makes extent_of's result unclean.
+// Scans line by line and stops there: the rest of the file is never split.
 size_t likely_end(std::string_view text) {
-    std::vector<std::string_view> lines = physical_lines(text);
-    if (lines.empty()) return text.size();
     auto indent_of = [](std::string_view s) { return column_of(s, s.find_first_not_of(" \t\f")); };
-    size_t base = indent_of(lines[0]);
+    size_t base = indent_of(line_at(text, 0).text);
     bool past_def = false, continued = false;
-    for (std::string_view s : lines) {
+    for (size_t pos = 0; pos < text.size();) {
+        Line line = line_at(text, pos);
+        std::string_view s = line.text;
         size_t first = s.find_first_not_of(" \t\f");
         bool code = first != std::string_view::npos && s[first] != '#';
-        if (code && past_def && !continued && indent_of(s) <= base)
-            return size_t(s.data() - text.data());
+        if (code && past_def && !continued && indent_of(s) <= base) return pos;
         std::string_view rest = code ? s.substr(first) : std::string_view{};
         if (rest.starts_with("def") || rest.starts_with("async")) past_def = true;
         continued = code && s.back() == '\\';
+        pos = line.next;
     }
     return text.size();
 }
