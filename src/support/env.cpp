@@ -51,12 +51,20 @@ std::optional<std::string> env_string(const char* name) {
     return std::string(value);
 }
 
-bool env_flag(const char* name) {
+namespace {
+
+// A boolean flag's value: anything but its off spellings (empty included) is on.
+bool flag_is_on(const std::string& value) {
     static constexpr std::string_view kOff[] = {"", "0", "false", "no", "off"};
-    auto value = env_string(name);
-    if (!value) return false;
-    std::string text = lowered(trimmed(*value));
+    std::string text = lowered(trimmed(value));
     return std::find(std::begin(kOff), std::end(kOff), text) == std::end(kOff);
+}
+
+}  // namespace
+
+bool env_flag(const char* name) {
+    auto value = env_string(name);
+    return value && flag_is_on(*value);
 }
 
 std::optional<long long> env_integer(const char* name) {
@@ -129,7 +137,7 @@ std::optional<bool> env_cpu_lanes() {
 
 bool env_madvise_hugepage() {
     auto value = env_string("TACK_MADVISE_HUGEPAGE");
-    return !value || trimmed(*value).empty() || env_flag("TACK_MADVISE_HUGEPAGE");
+    return !value || trimmed(*value).empty() || flag_is_on(*value);
 }
 
 bool env_cpu_loader_orc() {
