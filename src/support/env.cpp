@@ -45,6 +45,12 @@ long long parse_python_int(const std::string& raw) {
 
 }  // namespace
 
+std::optional<std::string> env_library(const char* name) {
+    auto value = env_string(name);
+    if (!value || value->empty()) return std::nullopt;
+    return value;
+}
+
 std::optional<std::string> env_string(const char* name) {
     const char* value = std::getenv(name);
     if (value == nullptr) return std::nullopt;

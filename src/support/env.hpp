@@ -70,6 +70,14 @@ bool env_hip_pool_allocator();
 /// NUMPY_MADVISE_HUGEPAGE does for its arrays. Unset or empty: on.
 bool env_madvise_hugepage();
 
+/// TACK_CUDA_LIBRARY, TACK_NVRTC_LIBRARY, TACK_HIP_LIBRARY, TACK_HIPRTC_LIBRARY,
+/// TACK_LEVEL_ZERO_LIBRARY, TACK_OCLOC_LIBRARY, TACK_OPENCL_LIBRARY: the file one vendor library
+/// is loaded from, for a driver or compiler installed where the dynamic loader does not look
+/// (only that file is tried); unset or empty, the usual library names are searched. The test
+/// suites point the CUDA and HIP ones at the emulated devices of tests/emulated. Returns the
+/// path, or nullopt when unset or empty.
+std::optional<std::string> env_library(const char* name);
+
 /// The disk cache directory from TACK_CACHE_DIR; default $XDG_CACHE_HOME/tack, else
 /// $HOME/.cache/tack. nullopt = cache disabled (TACK_CACHE_DIR empty or `off`, or no HOME).
 std::optional<std::string> env_cache_dir();

@@ -189,6 +189,7 @@ struct CuApi {
     TACK_GPU_POINTERS(TACK_CU_OPTIONAL_FUNCTIONS)
     std::string library;
 
+    static constexpr const char* kEnv = "TACK_CUDA_LIBRARY";
     static constexpr const char* kSonames[] = {"libcuda.so.1", "libcuda.so"};
     static std::string missing(const std::string& tried) {
         return "the CUDA driver libcuda.so.1 was not found (" + tried +
@@ -226,6 +227,7 @@ struct NvrtcApi {
     TACK_GPU_POINTERS(TACK_NVRTC_FUNCTIONS)
     std::string library;
 
+    static constexpr const char* kEnv = "TACK_NVRTC_LIBRARY";
     static constexpr const char* kSonames[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                                "/usr/local/cuda/lib64/libnvrtc.so"};
     static std::string missing(const std::string& tried) {

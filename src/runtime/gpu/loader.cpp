@@ -2,7 +2,13 @@
 
 #include <dlfcn.h>
 
+#include "support/env.hpp"
+
 namespace tack::runtime::gpu {
+
+std::optional<std::string> library_override(const char* env) {
+    return support::env_library(env);
+}
 
 void* open_library(std::span<const char* const> sonames, std::span<const Symbol> symbols,
                    std::string* loaded, std::string* tried, std::string* lacking) {

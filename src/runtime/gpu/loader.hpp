@@ -7,11 +7,13 @@
 //   struct CuApi {
 //       TACK_GPU_POINTERS(TACK_CU_FUNCTIONS)                // ret (*name) params = nullptr;
 //       static constexpr const char* kSonames[] = {"libcuda.so.1"};
+//       static constexpr const char* kEnv = "TACK_CUDA_LIBRARY";    // a path tried instead
 //       static std::string missing(const std::string& tried);
 //       void symbols(std::vector<gpu::Symbol>& out) { TACK_CU_FUNCTIONS(TACK_GPU_REQUIRED) }
 //       std::string library;
 //   };
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,8 +43,11 @@ struct Symbol {
 void* open_library(std::span<const char* const> sonames, std::span<const Symbol> symbols,
                    std::string* loaded, std::string* tried, std::string* lacking);
 
+/// The library named by the environment variable `env` (support::env_library), else nullopt.
+std::optional<std::string> library_override(const char* env);
+
 /// The API loaded once per process, or nullptr with `*why` set from Api::missing(tried) or
-/// Api::lacks(library, symbol).
+/// Api::lacks(library, symbol). Where Api::kEnv names a file, only that file is tried.
 template <class Api>
 const Api* load_api(std::string* why) {
     struct Loaded {
@@ -52,7 +57,11 @@ const Api* load_api(std::string* why) {
             std::vector<Symbol> symbols;
             api.symbols(symbols);
             std::string tried, lacking;
-            if (!open_library(Api::kSonames, symbols, &api.library, &tried, &lacking))
+            std::optional<std::string> path = library_override(Api::kEnv);
+            const char* only[] = {path ? path->c_str() : nullptr};
+            std::span<const char* const> names = Api::kSonames;
+            if (path) names = only;
+            if (!open_library(names, symbols, &api.library, &tried, &lacking))
                 error = Api::missing(tried);
             else if (!lacking.empty())
                 error = Api::lacks(api.library, lacking);

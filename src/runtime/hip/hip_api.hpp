@@ -138,6 +138,7 @@ struct HipApi {
     TACK_GPU_POINTERS(TACK_HIP_OPTIONAL_FUNCTIONS)
     std::string library;
 
+    static constexpr const char* kEnv = "TACK_HIP_LIBRARY";
     static constexpr const char* kSonames[] = {"libamdhip64.so", "libamdhip64.so.7",
                                                "libamdhip64.so.6", "libamdhip64.so.5",
                                                "/opt/rocm/lib/libamdhip64.so"};
@@ -177,6 +178,7 @@ struct HiprtcApi {
     std::string library;
 
     // ROCm 6 moved hipRTC out of libamdhip64 into its own library.
+    static constexpr const char* kEnv = "TACK_HIPRTC_LIBRARY";
     static constexpr const char* kSonames[] = {"libhiprtc.so",     "libhiprtc.so.7",
                                                "libhiprtc.so.6",   "libamdhip64.so",
                                                "libamdhip64.so.5", "/opt/rocm/lib/libhiprtc.so"};

@@ -29,6 +29,7 @@ struct OclocApi {
     TACK_GPU_POINTERS(TACK_OCLOC_OPTIONAL_FUNCTIONS)
     std::string library;
 
+    static constexpr const char* kEnv = "TACK_OCLOC_LIBRARY";
     static constexpr const char* kSonames[] = {"libocloc.so", "libocloc.so.1"};
     static std::string missing(const std::string&) {
         return "libocloc.so was not found; install Intel's offline compiler (libocloc / "

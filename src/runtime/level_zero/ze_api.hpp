@@ -90,6 +90,7 @@ struct ZeApi {
     std::string library;  // the soname that loaded
 
     // The versioned soname is what libze1 installs; the bare name exists only with libze-dev.
+    static constexpr const char* kEnv = "TACK_LEVEL_ZERO_LIBRARY";
     static constexpr const char* kSonames[] = {"libze_loader.so.1", "libze_loader.so"};
     static std::string missing(const std::string& tried) {
         return "the Level Zero loader libze_loader.so.1 was not found (" + tried +

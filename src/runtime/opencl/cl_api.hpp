@@ -124,6 +124,7 @@ struct ClApi {
 
     // libOpenCL.so.1 is the ICD loader's soname on every Linux distribution; the unversioned
     // name exists only with development packages.
+    static constexpr const char* kEnv = "TACK_OPENCL_LIBRARY";
     static constexpr const char* kSonames[] = {"libOpenCL.so.1", "libOpenCL.so"};
     static std::string missing(const std::string& tried) {
         return "OpenCL unavailable: libOpenCL.so.1 not found (" + tried + ")";

@@ -307,7 +307,7 @@ TEST(CudaAdopt, AContextTheApplicationMadeIsUsedAndLeftAlive) {
     if (api->cuDeviceGet(&dev, 0) != 0) GTEST_SKIP() << "no CUDA device";
     using Create = cuda::CUresult (*)(cuda::CUcontext*, unsigned, cuda::CUdevice);
     using Destroy = cuda::CUresult (*)(cuda::CUcontext);
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void* lib = dlopen(api->library.c_str(), RTLD_NOW | RTLD_NOLOAD);
     auto create = reinterpret_cast<Create>(dlsym(lib, "cuCtxCreate_v2"));
     auto destroy = reinterpret_cast<Destroy>(dlsym(lib, "cuCtxDestroy_v2"));
     if (!create || !destroy) GTEST_SKIP() << "driver lacks cuCtxCreate_v2";

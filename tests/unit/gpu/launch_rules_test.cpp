@@ -84,6 +84,7 @@ struct MissingApi {
     TACK_GPU_POINTER(noSuchFunction, int, ())
     std::string library;
     static constexpr const char* kSonames[] = {"libtack-no-such-library.so.1"};
+    static constexpr const char* kEnv = "TACK_TEST_MISSING_LIBRARY";
     static std::string missing(const std::string& tried) { return "absent: " + tried; }
     static std::string lacks(const std::string& lib, const std::string& sym) {
         return lib + " lacks " + sym;
@@ -96,6 +97,7 @@ struct LacksApi {
     TACK_GPU_POINTER(tackNoSuchSymbol, int, ())
     std::string library;
     static constexpr const char* kSonames[] = {"libc.so.6"};
+    static constexpr const char* kEnv = "TACK_TEST_LACKS_LIBRARY";
     static std::string missing(const std::string& tried) { return "absent: " + tried; }
     static std::string lacks(const std::string& lib, const std::string& sym) {
         return lib + " lacks " + sym;
@@ -105,6 +107,37 @@ struct LacksApi {
         TACK_GPU_REQUIRED(tackNoSuchSymbol, int, ())
     }
 };
+
+// The variable names the one file tried, for a driver installed where dlopen does not look.
+struct OverriddenApi {
+    TACK_GPU_POINTER(dlopen, void*, (const char*, int))
+    std::string library;
+    static constexpr const char* kSonames[] = {"libtack-no-such-library.so.1"};
+    static constexpr const char* kEnv = "TACK_TEST_OVERRIDDEN_LIBRARY";
+    static std::string missing(const std::string& tried) { return "absent: " + tried; }
+    static std::string lacks(const std::string& lib, const std::string& sym) {
+        return lib + " lacks " + sym;
+    }
+    void symbols(std::vector<gpu::Symbol>& out) {
+        TACK_GPU_REQUIRED(dlopen, void*, (const char*, int))
+    }
+};
+struct OverriddenMissingApi : OverriddenApi {
+    static constexpr const char* kSonames[] = {"libc.so.6"};
+    static constexpr const char* kEnv = "TACK_TEST_OVERRIDDEN_MISSING_LIBRARY";
+};
+
+TEST(GpuLoader, AnEnvironmentVariableNamesTheOnlyFileTried) {
+    setenv("TACK_TEST_OVERRIDDEN_LIBRARY", "libc.so.6", 1);
+    std::string why;
+    const OverriddenApi* api = gpu::load_api<OverriddenApi>(&why);
+    ASSERT_NE(api, nullptr) << why;
+    EXPECT_EQ(api->library, "libc.so.6");
+    // Set, the usual names are not searched: the named file is missing, so the API is.
+    setenv("TACK_TEST_OVERRIDDEN_MISSING_LIBRARY", "/nonexistent/libtack-stand-in.so", 1);
+    EXPECT_EQ(gpu::load_api<OverriddenMissingApi>(&why), nullptr);
+    EXPECT_NE(why.find("/nonexistent/libtack-stand-in.so"), std::string::npos) << why;
+}
 
 TEST(GpuLoader, MissingLibraryOrSymbolIsExplained) {
     std::string why;

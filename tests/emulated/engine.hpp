@@ -1,0 +1,184 @@
+#pragma once
+// The emulated GPU both stand-in drivers are built on (cuda_driver.cpp, hip_runtime.cpp): device
+// memory with the checks a driver makes, streams that are real queues (one worker thread each),
+// modules compiled from the CUDA C / HIP C the vendor compiler was given, and launches that run
+// every GPU thread on the CPU. Test infrastructure: the runtime loads a stand-in only when
+// TACK_CUDA_LIBRARY / TACK_HIP_LIBRARY (and the compiler variables) name it.
+//
+// How a kernel reaches the CPU: the stand-in NVRTC / hipRTC compiles with the real vendor
+// compiler and hands back its PTX / code object with the source appended (embed_source); the
+// stand-in driver's module load takes the source back out (extract_source), so a module read
+// from Tack's disk cache in a new process runs too. The source is compiled as C++ by clang
+// behind include/tack_emu_kernel.h into a shared object, cached by content under
+// TACK_EMU_CACHE (default $XDG_CACHE_HOME/tack-emu, else ~/.cache/tack-emu).
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "include/tack_emu_abi.h"
+
+namespace tack_emu {
+
+/// Writes "tack-emu: <what>" to stderr: every refusal says why, as a driver's error log would.
+void complain(const std::string& what);
+
+// --- memory ---------------------------------------------------------------------------------
+
+/// Device allocations: page-mapped host memory (freed memory is unmapped, so a kernel that runs
+/// after its buffer was freed faults instead of reading stale data), within a fixed device
+/// capacity (TACK_EMU_MEMORY_MB, default 8192): an allocation past it fails as out of memory.
+class Memory {
+  public:
+    static Memory& get();
+    /// nullptr when the device is full or the mapping fails.
+    void* allocate(std::size_t bytes);
+    /// false when `p` is not the start of a live allocation.
+    bool release(void* p);
+    /// Memory mapped by the caller (cuMemMap) counts as an allocation until forget(p).
+    void adopt(void* p, std::size_t bytes);
+    bool forget(void* p);
+    /// Whether [p, p + bytes) lies inside one live allocation.
+    bool contains(const void* p, std::size_t bytes) const;
+    std::size_t capacity() const { return capacity_; }
+    std::size_t in_use() const;
+
+  private:
+    Memory();
+    mutable std::mutex mutex_;
+    std::map<std::uintptr_t, std::size_t> live_;  // start -> size
+    std::set<std::uintptr_t> adopted_;
+    std::size_t capacity_, used_ = 0;
+};
+
+// --- textures -------------------------------------------------------------------------------
+
+/// A 3-D float array (cuArray3DCreate / hipMalloc3DArray) and the texture objects over it: the
+/// kernel-side record is tack_emu_texture; the handle a kernel receives is its address.
+struct Array3D {
+    std::size_t width, height, depth;
+    std::vector<float> texels;
+};
+class Textures {
+  public:
+    static Textures& get();
+    Array3D* create_array(std::size_t w, std::size_t h, std::size_t d);
+    bool destroy_array(Array3D* a);
+    bool is_array(const Array3D* a) const;
+    tack_emu_texture* create_texture(Array3D* a, bool normalized);
+    bool destroy_texture(tack_emu_texture* t);
+    bool is_texture(const void* t) const;
+
+  private:
+    mutable std::mutex mutex_;
+    std::map<const Array3D*, std::unique_ptr<Array3D>> arrays_;
+    std::map<const tack_emu_texture*, std::unique_ptr<tack_emu_texture>> textures_;
+    std::vector<std::unique_ptr<tack_emu_texture>> dead_;
+};
+
+// --- streams --------------------------------------------------------------------------------
+
+/// A queue of work run in order by its own thread: copies, fills and launches return before
+/// they run, exactly as on a GPU, so the runtime's ordering, waits and deferred frees are
+/// exercised. An operation that fails (a kernel that faults cannot: it takes the process down,
+/// loudly) records its error, which the next wait returns.
+class Stream {
+  public:
+    Stream();
+    ~Stream();
+    void enqueue(std::function<void()> op);
+    /// Blocks until everything enqueued before the call has run.
+    void wait();
+    /// A marker: the returned sequence number completes when the work before it has.
+    std::uint64_t mark();
+    void wait_for(std::uint64_t sequence);
+    bool done(std::uint64_t sequence);
+
+  private:
+    void run();
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<std::pair<std::uint64_t, std::function<void()>>> queue_;
+    std::uint64_t enqueued_ = 0, completed_ = 0;
+    bool stop_ = false;
+    std::thread worker_;
+};
+
+// --- modules and launches -------------------------------------------------------------------
+
+/// The vendor compiler's output with the source it was compiled from. PTX is text: the source
+/// follows as a comment line ("// tack-emu-source <hex>"), which ptxas ignores. A code object
+/// (an ELF file, or a clang offload bundle of them) is binary with no length beside it: the
+/// source follows its last byte (a "TACKEMU1" tag, the length, the text), past what a reader of
+/// the format reads.
+std::string embed_source_in_ptx(const std::string& ptx, const std::string& source);
+std::vector<char> embed_source_in_code_object(const std::vector<char>& code,
+                                              const std::string& source);
+/// The embedded source; false with `*why` set when the image carries none.
+bool source_from_ptx(const char* ptx, std::string* source, std::string* why);
+bool source_from_code_object(const unsigned char* image, std::string* source, std::string* why);
+
+/// One kernel of a module: its parameter list and its entry points.
+struct Function {
+    std::string name;
+    const tack_emu_kernel_info* info = nullptr;
+    void (*block)(void**, unsigned, unsigned, unsigned) = nullptr;
+    void (*thread)(void**, unsigned, unsigned, unsigned, unsigned) = nullptr;
+};
+
+/// A module compiled for the CPU. `dialect` names the header's flavour ("cuda", "hip").
+class Module {
+  public:
+    /// Compiles (or finds in the cache) and loads `source`; nullptr with `*why` set.
+    static std::unique_ptr<Module> load(const std::string& source, std::string* why);
+    ~Module();
+    /// nullptr when the module has no kernel `name`.
+    const Function* function(const std::string& name);
+
+  private:
+    Module() = default;
+    void* handle_ = nullptr;
+    std::mutex mutex_;
+    std::map<std::string, std::unique_ptr<Function>> functions_;
+};
+
+struct Launch {
+    const Function* function;
+    unsigned grid = 1, block = 1;
+};
+
+/// Checks a launch as a driver does (block and grid limits, dynamic shared memory, every
+/// pointer argument inside a live allocation) and copies the argument values; "" or why not.
+/// On success `*values` holds the bytes and `*pointers` the void** the kernel is called with.
+std::string prepare_launch(const Launch& launch, void** params, unsigned shared_bytes,
+                           std::vector<std::vector<unsigned char>>* values);
+/// Runs every thread of the grid on the calling thread (a stream's worker).
+void run(const Launch& launch, std::vector<std::vector<unsigned char>>& values);
+
+/// Inside a kernel with a barrier: back to the block's scheduler (__syncthreads()).
+void fiber_yield();
+
+/// Runs a tool (clang, ptxas) with its output in `*output`; true when it exits 0.
+bool run_tool(const std::vector<std::string>& argv, std::string* output);
+/// Runs `argv` plus a file holding `input` once per distinct (key, input): the result is kept
+/// in the cache directory, so a check a vendor driver makes at load (ptxas on the PTX) costs one
+/// run per module. false with the tool's output in `*why`.
+bool cached_check(const std::string& key, const std::vector<std::string>& argv,
+                  const std::string& input, std::string* why);
+
+/// The device limits both stand-ins report.
+inline constexpr unsigned kMaxBlock = 1024;
+inline constexpr unsigned long long kMaxGridX = 2147483647ull;
+inline constexpr unsigned kMaxTexture3D = 16384;
+inline constexpr unsigned kMaxStaticShared = 49152;
+
+}  // namespace tack_emu
