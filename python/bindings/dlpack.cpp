@@ -298,18 +298,24 @@ nb::object from_capsule(nb::handle capsule) {
     if (versioned && mv->version.major > 1)
         raise_python(PyExc_ValueError,
                      "unsupported DLPack major version " + std::to_string(mv->version.major));
-    check_device(t.device);
+    // The layout first: what is wrong with the tensor itself is said on every backend.
     DType dtype = import_dtype(t.dtype);
     if (!t.data) raise_python(PyExc_ValueError, "DLPack tensor has a null data pointer");
     check_shape(t);
     check_contiguous(t);
+    bool empty = std::find(t.shape, t.shape + t.ndim, int64_t{0}) != t.shape + t.ndim;
+    // An empty tensor addresses no memory, so where it lives does not matter: it becomes an
+    // empty field of the current device.
+    if (!empty) check_device(t.device);
     bool writable = !(versioned && (mv->flags & kReadOnlyFlag));
 
     Field f;
     f.shape.assign(t.shape, t.shape + t.ndim);
     f.elements = f.shape;
     Shape storage = f.shape.empty() ? Shape(int64_t{1}) : Shape(std::span<const int64_t>(f.shape));
-    f.array = Array::from_ptr(static_cast<char*>(t.data) + t.byte_offset, dtype, storage, writable);
+    f.array = empty ? empty_array(dtype, storage)
+                    : Array::from_ptr(static_cast<char*>(t.data) + t.byte_offset, dtype, storage,
+                                      writable);
     // Consumed from here on: the field's owner runs the deleter.
     PyCapsule_SetName(capsule.ptr(), versioned ? "used_dltensor_versioned" : "used_dltensor");
     auto* owner = new ImportedTensor();

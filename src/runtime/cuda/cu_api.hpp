@@ -30,6 +30,7 @@ using CUarray = struct CUarray_st*;
 using CUtexObject = unsigned long long;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "runtime/cuda/nvrtc.hpp"
 #include "runtime/cuda/texture.hpp"
@@ -148,12 +149,22 @@ CUdeviceptr CudaBackend::allocate(std::size_t nbytes) {
     ContextScope scope(api_, context());
     std::size_t n = nbytes ? nbytes : 1;
     CUdeviceptr p = 0;
-    if (pools_) {
-        check(api_, api_.cuMemAllocAsync(&p, n, stream_), "cuMemAllocAsync");
-    } else {
+    auto attempt = [&] {
+        if (pools_) return api_.cuMemAllocAsync(&p, n, stream_);
         if (frees_.pending() && api_.cuStreamSynchronize(stream_) == CUDA_SUCCESS) drain_frees();
-        check(api_, api_.cuMemAlloc_v2(&p, n), "cuMemAlloc");
+        return api_.cuMemAlloc_v2(&p, n);
+    };
+    CUresult r = attempt();
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        // Memory freed in stream order returns to the pool once the stream has run past the
+        // free: wait, then try once more. Still too big is std::bad_alloc (Python's MemoryError
+        // naming the shape), as on every backend.
+        check(api_, api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+        drain_frees();
+        r = attempt();
+        if (r == CUDA_ERROR_OUT_OF_MEMORY) throw std::bad_alloc();
     }
+    check(api_, r, pools_ ? "cuMemAllocAsync" : "cuMemAlloc");
     check(api_, api_.cuMemsetD8Async(p, 0, n, stream_), "cuMemsetD8Async");  // zero-filled
     return p;
 }

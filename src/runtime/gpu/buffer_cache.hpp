@@ -5,9 +5,9 @@
 // Every use of a buffer is queued on the backend's one stream, so a dropped array's work runs
 // before the next array's that reuses its buffer: what a stream-ordered pool promises.
 //
-// Classes are powers of two from 256 bytes; the cache holds at most `budget` bytes (a quarter
-// of the device) and frees what does not fit. Thread-safe; generic over the handle so it is
-// tested without a driver.
+// Classes are powers of two from 256 bytes to 2 MiB, multiples of 2 MiB above; the cache holds at
+// most `budget` bytes (a quarter of the device) and frees what does not fit. Thread-safe; generic
+// over the handle so it is tested without a driver.
 
 #include <cstddef>
 #include <cstdint>
@@ -18,8 +18,15 @@
 
 namespace tack::runtime::gpu {
 
-/// The capacity a request of `nbytes` is served with: the next power of two, at least 256.
+/// The capacity a request of `nbytes` is served with: the next power of two from 256 bytes up
+/// to 2 MiB, then the next multiple of 2 MiB (the device's page), so a large array never asks
+/// for much more than it needs (a 33 GiB array once asked for 64). 0 stays 0 past 2^64 - 2 MiB.
+inline constexpr std::size_t kLargeClass = std::size_t(2) << 20;
 inline std::size_t capacity_class(std::size_t nbytes) {
+    if (nbytes > kLargeClass)
+        return nbytes > ~std::size_t(0) - kLargeClass
+                   ? nbytes
+                   : (nbytes + kLargeClass - 1) / kLargeClass * kLargeClass;
     std::size_t c = 256;
     while (c < nbytes)
         c <<= 1;

@@ -24,6 +24,7 @@ using hipArray_t = struct hipArray*;
 using hipTextureObject_t = struct __hip_texture*;
 
 inline constexpr hipError_t hipSuccess = 0;
+inline constexpr hipError_t hipErrorOutOfMemory = 2;
 // hipDeviceAttribute_t values (hip_runtime_api.h, ROCm 5.2; the enum is append-only).
 inline constexpr int hipDeviceAttributeMaxGridDimX = 29;
 inline constexpr int hipDeviceAttributeMaxTexture3DWidth = 49;

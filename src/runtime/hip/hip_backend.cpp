@@ -182,12 +182,24 @@ void* HipBackend::allocate(std::size_t nbytes) {
     DeviceScope scope(api_, device_);
     std::size_t cap = gpu::capacity_class(nbytes);
     void* p = nullptr;
-    if (pool_) {
-        check(api_, api_.hipMallocAsync(&p, cap, stream_), "hipMallocAsync");
-    } else if (auto cached = cache_->take(cap)) {
-        p = *cached;  // its last array's work is queued before anything this one does
-    } else {
-        check(api_, api_.hipMalloc(&p, cap), "hipMalloc");
+    if (!pool_) {
+        if (auto cached = cache_->take(cap)) p = *cached;  // its last array's work runs first
+    }
+    if (!p) {
+        auto attempt = [&] {
+            return pool_ ? api_.hipMallocAsync(&p, cap, stream_) : api_.hipMalloc(&p, cap);
+        };
+        hipError_t r = attempt();
+        if (r == hipErrorOutOfMemory) {
+            // The dropped buffers the cache holds (and the pool's freed memory, once the stream
+            // has run past the frees) go back to the device; then once more. Still too big is
+            // std::bad_alloc (Python's MemoryError naming the shape), as on every backend.
+            wait("a queued launch (hipEventSynchronize)");
+            cache_->clear([&](void* q) { api_.hipFree(q); });
+            r = attempt();
+            if (r == hipErrorOutOfMemory) throw std::bad_alloc();
+        }
+        check(api_, r, pool_ ? "hipMallocAsync" : "hipMalloc");
     }
     check(api_, api_.hipMemsetD8Async(p, 0, cap, stream_), "hipMemsetD8Async");
     return p;

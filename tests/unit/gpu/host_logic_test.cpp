@@ -161,7 +161,13 @@ TEST(GpuBufferCache, ReusesByClassWithinTheBudget) {
     EXPECT_EQ(gpu::capacity_class(1), 256u);
     EXPECT_EQ(gpu::capacity_class(256), 256u);
     EXPECT_EQ(gpu::capacity_class(257), 512u);
-    EXPECT_EQ(gpu::capacity_class(3u << 20), 4u << 20);
+    EXPECT_EQ(gpu::capacity_class(1u << 20), 1u << 20);
+    EXPECT_EQ(gpu::capacity_class(2u << 20), 2u << 20);
+    EXPECT_EQ(gpu::capacity_class((3u << 20) + 1), 4u << 20);
+    EXPECT_EQ(gpu::capacity_class((5u << 20) + 1), 6u << 20) << "2 MiB steps, not 8 MiB";
+    // A 33 GiB array asks for 33 GiB (powers of two asked for 64).
+    EXPECT_EQ(gpu::capacity_class(std::size_t(33) << 30), std::size_t(33) << 30);
+    EXPECT_EQ(gpu::capacity_class(~std::size_t(0)), ~std::size_t(0)) << "no wrap to 0";
     gpu::BufferCache<int> cache(1024);
     EXPECT_FALSE(cache.take(256).has_value());
     EXPECT_TRUE(cache.give(1, 256));
