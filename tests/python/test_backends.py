@@ -208,6 +208,23 @@ def test_export_memory_exports_a_snapshot_or_is_refused(backend):
     np.testing.assert_array_equal(got, [0, 2, 4, 6])
 
 
+def test_device_pointers_are_told_from_host_memory_and_only_they_are_wrapped(backend):
+    """CONTRACT C21: a backend with device memory answers memory_space for its arrays'
+    addresses from the driver, and field_from_ptr refuses host memory its kernels cannot read."""
+    f = tack.field(tack.f32, 8)
+    host = np.zeros(8, np.float32)
+    assert tack.memory_space(host.ctypes.data) == "cpu"
+    if tack.memory_space(f.address) == "cpu":
+        return  # host memory backends (CPU, OpenCL's buffers, Metal's unified memory)
+    assert tack.memory_space(f.address) in tack.runtime.dispatch.get_backend().device_memory_spaces
+    with pytest.raises(RuntimeError, match=r"wraps device memory only: pointer 0x[0-9a-f]+ is "
+                                           r"host memory its kernels cannot read"):
+        tack.field_from_ptr(host, tack.f32, (8,))
+    alias = tack.field_from_ptr(f.address, tack.f32, (8,), writable=True)
+    alias.from_numpy(np.arange(8, dtype=np.float32))
+    np.testing.assert_array_equal(f.to_numpy(), np.arange(8))
+
+
 def test_field_of_another_backend_is_refused(backend):
     others = [name for name in BACKENDS if name != backend]
     if not others:

@@ -8,6 +8,7 @@
 #include "runtime/cuda/nvrtc.hpp"
 #include "runtime/cuda/texture.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/pointers.hpp"
 #include "runtime/gpu/texture_slot.hpp"
 
 namespace tack::runtime::cuda {
@@ -258,6 +259,7 @@ CUtexObject CudaBackend::texture_object(const Buffer& buffer,
 }
 
 std::shared_ptr<Buffer> CudaBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
+    gpu::require_device_pointer(*this, ptr, nbytes);
     auto self = std::static_pointer_cast<CudaBackend>(shared_from_this());
     return std::make_shared<CuBuffer>(self, reinterpret_cast<CUdeviceptr>(ptr), nbytes, false);
 }

@@ -46,6 +46,16 @@ inline constexpr int hipAddressModeClamp = 1;
 inline constexpr int hipFilterModeLinear = 1;
 inline constexpr int hipReadModeElementType = 0;
 inline constexpr int hipMemcpyDeviceToDevice = 3;
+
+/// hipPointerAttribute_t (ROCm 5 and 6 alike): the memory type at byte 0, isManaged at 24. The
+/// type's values became CUDA's in ROCm 6 (0 unregistered, 1 host, 2 device, 3 managed); ROCm 5
+/// has 0 host, 1 device and fails the call for memory it does not know.
+inline constexpr std::size_t kPointerAttributesBytes = 64, kPointerIsManagedOffset = 24;
+/// hipDeviceProp_t as hipGetDeviceProperties (the unversioned symbol, which ROCm 6 keeps for
+/// the ROCm 5 layout) fills it: gcnArchName, "gfx90a:sramecc+:xnack-", at byte 396 of 792
+/// (tests/unit/hip compares with the header where it is installed). The buffer has room to spare.
+inline constexpr std::size_t kDevicePropBytes = 4096, kGcnArchNameOffset = 396,
+                             kGcnArchNameBytes = 256;
 struct HipChannelFormatDesc {
     int x = 32, y = 0, z = 0, w = 0;  // one 32-bit channel
     int f = hipChannelFormatKindFloat;
@@ -120,7 +130,8 @@ struct HipTextureDesc {
        hipStream_t, void**, void**))
 
 // TACK_HIP_ALLOCATOR=pool (ROCm 5.1+). Texture objects (texture.cpp); without them textures
-// are sampled in software.
+// are sampled in software. Pointer attributes (memory_space) and device properties (the
+// architecture the disk cache keys on), read at the offsets below.
 #define TACK_HIP_OPTIONAL_FUNCTIONS(X)                                                   \
     X(hipMallocAsync, hipError_t, (void**, std::size_t, hipStream_t))                    \
     X(hipFreeAsync, hipError_t, (void*, hipStream_t))                                    \
@@ -132,7 +143,9 @@ struct HipTextureDesc {
     X(hipMemcpy3DAsync, hipError_t, (const HipMemcpy3DParms*, hipStream_t))              \
     X(hipCreateTextureObject, hipError_t,                                                \
       (hipTextureObject_t*, const HipResourceDesc*, const HipTextureDesc*, const void*)) \
-    X(hipDestroyTextureObject, hipError_t, (hipTextureObject_t))
+    X(hipDestroyTextureObject, hipError_t, (hipTextureObject_t))                         \
+    X(hipPointerGetAttributes, hipError_t, (void*, const void*))                         \
+    X(hipGetDeviceProperties, hipError_t, (void*, int))
 
 struct HipApi {
     TACK_GPU_POINTERS(TACK_HIP_FUNCTIONS)

@@ -4,8 +4,10 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <vector>
 
 #include "runtime/errors.hpp"
+#include "runtime/gpu/pointers.hpp"
 #include "runtime/gpu/texture_slot.hpp"
 #include "runtime/hip/texture.hpp"
 #include "support/env.hpp"
@@ -90,6 +92,34 @@ DeviceScope::~DeviceScope() {
     if (previous_ >= 0) api_.hipSetDevice(previous_);
 }
 
+namespace {
+
+std::string device_arch(const HipApi& api, hipDevice_t device) {
+    if (!api.hipGetDeviceProperties) return "";
+    std::vector<char> props(kDevicePropBytes, '\0');
+    if (api.hipGetDeviceProperties(props.data(), device) != hipSuccess) return "";
+    const char* name = props.data() + kGcnArchNameOffset;
+    return std::string(name, strnlen(name, kGcnArchNameBytes));
+}
+
+}  // namespace
+
+std::string HipBackend::memory_space(std::uint64_t address) const {
+    if (!api_.hipPointerGetAttributes) return "cpu";
+    alignas(8) unsigned char attr[kPointerAttributesBytes] = {};
+    DeviceScope scope(api_, device_);
+    if (api_.hipPointerGetAttributes(attr, reinterpret_cast<const void*>(address)) != hipSuccess)
+        return "cpu";  // ROCm 5: memory the runtime does not know
+    int type = 0, managed = 0;
+    std::memcpy(&type, attr, sizeof type);
+    std::memcpy(&managed, attr + kPointerIsManagedOffset, sizeof managed);
+    const bool rocm6 = runtime_version_ >= 60000000;  // HIP_VERSION: major * 10^7 + ...
+    if (managed || (rocm6 && type == 3)) return "hip_managed";
+    if (type == (rocm6 ? 2 : 1)) return "hip";
+    if (type == (rocm6 ? 1 : 0)) return "hip_pinned";
+    return "cpu";  // ROCm 6: unregistered host memory
+}
+
 HipBackend::HipBackend(const HipApi& api, hipDevice_t device) : api_(api), device_(device) {
     DeviceScope scope(api_, device_);
     stream_ = device_stream(api_, device_);
@@ -97,6 +127,7 @@ HipBackend::HipBackend(const HipApi& api, hipDevice_t device) : api_(api), devic
     api_.hipDeviceGetName(name, sizeof name, device_);
     device_name_ = name;
     api_.hipRuntimeGetVersion(&runtime_version_);
+    arch_ = device_arch(api_, device_);
     geometry_ = {
         "HIP", gpu::kCollectiveLanes,
         launch_limit(std::uint64_t(attribute(api_, hipDeviceAttributeMaxGridDimX, device_)))};
@@ -255,6 +286,7 @@ hipTextureObject_t HipBackend::texture_object(const Buffer& buffer,
 }
 
 std::shared_ptr<Buffer> HipBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
+    gpu::require_device_pointer(*this, ptr, nbytes);
     auto self = std::static_pointer_cast<HipBackend>(shared_from_this());
     return std::make_shared<HipBuffer>(self, ptr, nbytes, false);
 }
@@ -289,9 +321,10 @@ std::optional<std::string> HipBackend::cache_target() const {
     std::string options;
     for (const auto& o : hiprtc_options())
         options += o;
-    // A code object is machine code for the device it was compiled on.
-    return "hip;device=" + device_name_ + ";runtime=" + std::to_string(runtime_version_) +
-           ";options=" + options;
+    // A code object is machine code for the architecture it was compiled for (gcnArchName, with
+    // its target features); the marketing name alone can cover several.
+    return "hip;arch=" + arch_ + ";device=" + device_name_ +
+           ";runtime=" + std::to_string(runtime_version_) + ";options=" + options;
 }
 
 std::pair<hipModule_t, hipFunction_t> HipBackend::load_code(const std::vector<std::uint8_t>& code,

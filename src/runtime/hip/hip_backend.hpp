@@ -58,6 +58,10 @@ class HipBackend final : public Backend {
     std::vector<std::string> device_memory_spaces() const override {
         return {"hip", "hip_pinned", "hip_managed"};
     }
+    /// hipPointerGetAttributes: "hip", "hip_pinned", "hip_managed", else "cpu".
+    std::string memory_space(std::uint64_t address) const override;
+    /// "gfx90a:sramecc+:xnack-" (hipGetDeviceProperties), or "" where the runtime lacks it.
+    const std::string& arch() const { return arch_; }
     /// CONTRACT E1: device (and pinned) memory in, kDLROCM out.
     std::vector<int> dlpack_imports() const override { return {10, 11}; }
     std::pair<int, int> dlpack_device() const override { return {10, int(device_)}; }
@@ -117,6 +121,7 @@ class HipBackend final : public Backend {
     gpu::Geometry geometry_;
     std::string device_name_;
     int runtime_version_ = 0;
+    std::string arch_;
     bool image_support_ = false;
     int max_texture_3d_ = 0;
     std::unique_ptr<gpu::BufferCache<void*>> cache_;

@@ -31,6 +31,12 @@ namespace {
     static_assert(offsetof(hip::Ours, ours) == offsetof(Theirs, theirs), #Ours "::" #ours)
 // Ours may be larger (zeroed room past ROCm 5.2's size), never smaller.
 #define NOT_SMALLER(Ours, Theirs) static_assert(sizeof(hip::Ours) >= sizeof(Theirs), #Ours)
+// The offsets memory_space and the disk-cache key read (hip_api.hpp).
+static_assert(offsetof(hipDeviceProp_t, gcnArchName) == hip::kGcnArchNameOffset);
+static_assert(sizeof(hipDeviceProp_t::gcnArchName) == hip::kGcnArchNameBytes);
+static_assert(sizeof(hipDeviceProp_t) <= hip::kDevicePropBytes);
+static_assert(offsetof(hipPointerAttribute_t, isManaged) == hip::kPointerIsManagedOffset);
+static_assert(sizeof(hipPointerAttribute_t) <= hip::kPointerAttributesBytes);
 static_assert(sizeof(hip::HipChannelFormatDesc) == sizeof(hipChannelFormatDesc));
 SAME_FIELD(HipChannelFormatDesc, hipChannelFormatDesc, f, f);
 static_assert(sizeof(hip::HipMemcpy3DParms) == sizeof(hipMemcpy3DParms));

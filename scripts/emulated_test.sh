@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The CUDA and HIP backends end to end on the emulated devices (tests/emulated): every Python
+# test parametrized over backends, and random programs through the differential tester, each
+# GPU backend in processes of its own (tests/python/conftest.py says why HIP runs apart from
+# PoCL). The gtests of tests/unit/cuda and tests/unit/hip run in `make unit` (ctest).
+#   scripts/emulated_test.sh [BUILD_DIR=build] [PROGRAMS=400] [BACKENDS="cuda hip"]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+PROGRAMS=${2:-400}
+BACKENDS=${3:-cuda hip}
+PY=${PYTHON:-$PWD/.venv/bin/python}
+EMU=$PWD/$BUILD/emulated
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+export TACK_CACHE_DIR=${TACK_CACHE_DIR:-$PWD/$BUILD/test-cache}
+for backend in $BACKENDS; do
+  case $backend in
+    cuda) libs=(TACK_CUDA_LIBRARY="$EMU/libtack_emu_cuda.so" TACK_NVRTC_LIBRARY="$EMU/libtack_emu_nvrtc.so") ;;
+    hip) libs=(TACK_HIP_LIBRARY="$EMU/libtack_emu_hip.so" TACK_HIPRTC_LIBRARY="$EMU/libtack_emu_hip.so") ;;
+    *) echo "emulated_test: unknown backend $backend" >&2; exit 2 ;;
+  esac
+  if [ ! -f "${libs[0]#*=}" ]; then
+    echo "emulated_test: no emulated $backend device in $BUILD (see tests/emulated/CMakeLists.txt)"
+    continue
+  fi
+  echo "emulated_test: $backend: pytest (the cases parametrized over backends)"
+  env "${libs[@]}" TACK_TEST_BACKENDS="cpu,$backend" "$PY" -m pytest tests/python -q -k "$backend" \
+    -p no:cacheprovider
+  echo "emulated_test: $backend: $PROGRAMS random programs"
+  env "${libs[@]}" "$PY" tests/random_programs/difftest.py --programs "$PROGRAMS" --seed 1 \
+    --backends "$backend"
+done
