@@ -12,8 +12,9 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE := 5G
 
-.PHONY: setup configure build demo test unit golden python differential format-check asan fuzz \
-	bench bench-peers install clean docs docs-site docs-test scaleout wheel-test
+.PHONY: setup configure build demo test test-full unit golden python differential emulated \
+	format-check asan fuzz bench bench-peers install clean docs docs-site docs-test scaleout \
+	wheel-test
 
 setup:
 	@scripts/setup.sh
@@ -43,6 +44,13 @@ python: build
 # 2,000 random programs on every available backend against a serial Python reference.
 differential: build
 	@TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache scripts/differential.sh 2000 1 $(BUILD)
+
+# The CUDA and HIP backends end to end on the emulated devices (tests/emulated): the Python cases
+# parametrized over backends and random programs on each; their gtests run in `unit`.
+# `make test-full` runs 2,000 programs each.
+EMULATED_PROGRAMS ?= 400
+emulated: build
+	@TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache scripts/emulated_test.sh $(BUILD) $(EMULATED_PROGRAMS)
 
 golden: build
 	@scripts/golden.sh $(BUILD)/tools/tackc/tackc
@@ -79,8 +87,12 @@ scaleout: build
 wheel-test: setup
 	@scripts/wheel_test.sh
 
-test: format-check build unit golden python differential docs scaleout asan fuzz
+test: format-check build unit golden python differential emulated docs scaleout asan fuzz
 	@echo "make test: all checks passed"
+
+# Everything `make test` runs, with the emulated GPUs' full random-program count.
+test-full:
+	@$(MAKE) test EMULATED_PROGRAMS=2000
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -146,8 +146,7 @@ void from_numpy(Field& f, nb::handle arr) {
         numpy().attr("ascontiguousarray")(arr, nb::arg("dtype") = numpy_name(f.array.dtype()));
     BufferView view(contiguous, false);
     nb::gil_scoped_release release;  // `contiguous` stays referenced by this frame
-    f.array.buffer()->backend().synchronize();
-    f.array.buffer()->write(storage_offset(f.array), view.data(), f.array.nbytes());
+    f.array.buffer()->write_in_order(storage_offset(f.array), view.data(), f.array.nbytes());
 }
 
 nb::object read_into_numpy(const Field& f, const Extents& shape) {

@@ -259,8 +259,7 @@ void Array::write_bytes(const void* src, size_t count) const {
         throw ValueError("Shape mismatch: array is " + shape_.to_string() + ", got " +
                          std::to_string(count) + " elements");
     }
-    buffer_->backend().synchronize();
-    buffer_->write(0, src, nbytes());
+    buffer_->write_in_order(0, src, nbytes());
 }
 
 // --- fill, copy, astype ---------------------------------------------------------------------

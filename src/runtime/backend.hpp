@@ -66,6 +66,14 @@ class Buffer {
     /// Host <-> storage copies (byte offsets). The defaults copy through host_ptr().
     virtual void write(std::size_t offset, const void* src, std::size_t n);
     virtual void read(std::size_t offset, void* dst, std::size_t n) const;
+    /// True where write() is queued behind the launches already queued, from a copy of the
+    /// source taken before it returns (CUDA's and HIP's staged uploads, Level Zero's staging
+    /// memory); false where it copies at once, so a host write must wait for the queue first.
+    virtual bool queues_writes() const { return false; }
+    /// A host write in program order (the seed's queued from_numpy): it waits for the queue
+    /// only where write() copies at once, and completes before returning where the memory is
+    /// shared with another library, which may read it with no Tack call in between.
+    void write_in_order(std::size_t offset, const void* src, std::size_t n);
 
   protected:
     Buffer(std::shared_ptr<Backend> backend, std::uint64_t address, void* host, std::size_t nbytes,

@@ -46,6 +46,13 @@ void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
     if (n) std::memcpy(static_cast<char*>(host_) + offset, src, n);
 }
 
+void Buffer::write_in_order(std::size_t offset, const void* src, std::size_t n) {
+    const bool queued = queues_writes();
+    if (!queued) backend().synchronize();
+    write(offset, src, n);
+    if (queued && shared()) backend().synchronize();
+}
+
 void Buffer::read(std::size_t offset, void* dst, std::size_t n) const {
     if (n) std::memcpy(dst, static_cast<const char*>(host_) + offset, n);
 }

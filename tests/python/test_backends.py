@@ -208,6 +208,26 @@ def test_export_memory_exports_a_snapshot_or_is_refused(backend):
     np.testing.assert_array_equal(got, [0, 2, 4, 6])
 
 
+@tack.kernel
+def triple_plus(x, s):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 3 + s
+
+
+def test_host_writes_run_in_order_with_queued_launches(backend):
+    """A host write is queued behind the launches before it where the backend queues copies
+    (it no longer waits for them first), and its source may be reused as soon as it returns."""
+    n = 1 << 16
+    x = tack.zeros(tack.i64, n)
+    for s in range(40):
+        triple_plus(x, s)  # queued on a GPU backend
+    src = np.full(n, 7, np.int64)
+    x.from_numpy(src)  # after the 40 launches, before the next
+    src[:] = 0
+    triple_plus(x, 1)
+    np.testing.assert_array_equal(x.to_numpy(), np.full(n, 22))
+
+
 def test_device_pointers_are_told_from_host_memory_and_only_they_are_wrapped(backend):
     """CONTRACT C21: a backend with device memory answers memory_space for its arrays'
     addresses from the driver, and field_from_ptr refuses host memory its kernels cannot read."""

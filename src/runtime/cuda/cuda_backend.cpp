@@ -36,6 +36,7 @@ class CuBuffer final : public Buffer {
     ~CuBuffer() override {
         if (owned()) cuda().free(address());
     }
+    bool queues_writes() const override { return true; }
     void write(std::size_t offset, const void* src, std::size_t n) override {
         cuda().upload(address() + offset, src, n);
     }

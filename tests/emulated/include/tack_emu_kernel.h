@@ -10,9 +10,30 @@
 // runs one block at a time.
 #pragma once
 
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
+// No libc headers: <math.h> in C++ is 20,000 lines, most of a module's compile time. Only the
+// functions the C-family emitter can name (ir::MathFn through math_name, the f32 spelling with
+// an `f`, plus fmin/fmax/fmod/copysign/pow), each for float and double.
+extern "C" {
+#define TACK_EMU_MATH1(name)       \
+    float name##f(float) noexcept; \
+    double name(double) noexcept;
+#define TACK_EMU_MATH2(name)              \
+    float name##f(float, float) noexcept; \
+    double name(double, double) noexcept;
+TACK_EMU_MATH1(sqrt)
+TACK_EMU_MATH1(sin) TACK_EMU_MATH1(cos) TACK_EMU_MATH1(tan) TACK_EMU_MATH1(asin)
+    TACK_EMU_MATH1(acos) TACK_EMU_MATH1(atan) TACK_EMU_MATH1(sinh) TACK_EMU_MATH1(cosh)
+        TACK_EMU_MATH1(tanh) TACK_EMU_MATH1(exp) TACK_EMU_MATH1(exp2) TACK_EMU_MATH1(log)
+            TACK_EMU_MATH1(log2) TACK_EMU_MATH1(log10) TACK_EMU_MATH1(floor) TACK_EMU_MATH1(ceil)
+                TACK_EMU_MATH1(trunc) TACK_EMU_MATH1(rint) TACK_EMU_MATH1(round)
+                    TACK_EMU_MATH1(fabs) TACK_EMU_MATH2(atan2) TACK_EMU_MATH2(pow)
+                        TACK_EMU_MATH2(fmod) TACK_EMU_MATH2(copysign) TACK_EMU_MATH2(fmin)
+                            TACK_EMU_MATH2(fmax)
+#undef TACK_EMU_MATH1
+#undef TACK_EMU_MATH2
+                                int printf(const char*, ...);
+int dprintf(int, const char*, ...);
+}
 
 #include "tack_emu_abi.h"
 
@@ -137,8 +158,7 @@ static inline float tack_emu_axis(float c, long long n, int normalized, long lon
 }
 static inline float tack_emu_sample(const tack_emu_texture* t, float x, float y, float z) {
     if (!t || t->magic != kTackEmuTextureMagic) {
-        fprintf(stderr, "tack-emu: tex3D on a texture object that is not live (%p)\n",
-                (const void*)t);
+        dprintf(2, "tack-emu: tex3D on a texture object that is not live (%p)\n", (const void*)t);
         __builtin_trap();
     }
     long long x0, x1, y0, y1, z0, z1;
