@@ -13,25 +13,21 @@
 // No libc headers: <math.h> in C++ is 20,000 lines, most of a module's compile time. Only the
 // functions the C-family emitter can name (ir::MathFn through math_name, the f32 spelling with
 // an `f`, plus fmin/fmax/fmod/copysign/pow), each for float and double.
-extern "C" {
+// clang-format off
+#define TACK_EMU_MATH(X1, X2) \
+    X1(sqrt) X1(sin) X1(cos) X1(tan) X1(asin) X1(acos) X1(atan) X1(sinh) X1(cosh) X1(tanh) \
+    X1(exp) X1(exp2) X1(log) X1(log2) X1(log10) X1(floor) X1(ceil) X1(trunc) X1(rint) \
+    X1(round) X1(fabs) X2(atan2) X2(pow) X2(fmod) X2(copysign) X2(fmin) X2(fmax)
+// clang-format on
 #define TACK_EMU_MATH1(name)       \
     float name##f(float) noexcept; \
     double name(double) noexcept;
 #define TACK_EMU_MATH2(name)              \
     float name##f(float, float) noexcept; \
     double name(double, double) noexcept;
-TACK_EMU_MATH1(sqrt)
-TACK_EMU_MATH1(sin) TACK_EMU_MATH1(cos) TACK_EMU_MATH1(tan) TACK_EMU_MATH1(asin)
-    TACK_EMU_MATH1(acos) TACK_EMU_MATH1(atan) TACK_EMU_MATH1(sinh) TACK_EMU_MATH1(cosh)
-        TACK_EMU_MATH1(tanh) TACK_EMU_MATH1(exp) TACK_EMU_MATH1(exp2) TACK_EMU_MATH1(log)
-            TACK_EMU_MATH1(log2) TACK_EMU_MATH1(log10) TACK_EMU_MATH1(floor) TACK_EMU_MATH1(ceil)
-                TACK_EMU_MATH1(trunc) TACK_EMU_MATH1(rint) TACK_EMU_MATH1(round)
-                    TACK_EMU_MATH1(fabs) TACK_EMU_MATH2(atan2) TACK_EMU_MATH2(pow)
-                        TACK_EMU_MATH2(fmod) TACK_EMU_MATH2(copysign) TACK_EMU_MATH2(fmin)
-                            TACK_EMU_MATH2(fmax)
-#undef TACK_EMU_MATH1
-#undef TACK_EMU_MATH2
-                                int printf(const char*, ...);
+extern "C" {
+TACK_EMU_MATH(TACK_EMU_MATH1, TACK_EMU_MATH2)
+int printf(const char*, ...);
 int dprintf(int, const char*, ...);
 }
 
