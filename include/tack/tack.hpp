@@ -428,6 +428,7 @@ class Array {
     static Array make(std::shared_ptr<runtime::Buffer> buffer, DType dtype, const Shape& shape,
                       bool writable);
     friend Array empty_array(DType dtype, const Shape& shape, const Device& dev);
+    friend Array exportable_zeros(DType dtype, const Shape& shape, const Device& dev);
     void check_host_type(DType requested, const char* what) const;
     void read_bytes(void* dst, std::size_t nbytes) const;
     void write_bytes(const void* src, std::size_t count) const;
@@ -445,6 +446,9 @@ class Array {
 Array empty_array(DType dtype, const Shape& shape, const Device& dev = {});
 Array zeros(DType dtype, const Shape& shape, const Device& dev = {});
 Array ones(DType dtype, const Shape& shape, const Device& dev = {});
+/// CONTRACT C6: zeros whose memory stays exportable for its whole life (export_memory hands out
+/// the allocation itself, which sees every later kernel write) on CUDA; elsewhere zeros.
+Array exportable_zeros(DType dtype, const Shape& shape, const Device& dev = {});
 template <class T>
 Array full(DType dtype, const Shape& shape, T value, const Device& dev = {}) {
     Array a = zeros(dtype, shape, dev);

@@ -83,13 +83,14 @@ Extents host_shape(const Extents& elements, const Extents& elem_dims) {
     return Extents{product(all)};
 }
 
-Field new_field(DType dtype, const Extents& elements, const Extents& elem_dims) {
+Field new_field(DType dtype, const Extents& elements, const Extents& elem_dims, bool exportable) {
     Field f;
     f.shape = host_shape(elements, elem_dims);
     f.elements = elements;
     f.elem_dims = elem_dims;
     try {
-        f.array = tack::zeros(dtype, storage_shape(f.shape));
+        f.array = exportable ? tack::exportable_zeros(dtype, storage_shape(f.shape))
+                             : tack::zeros(dtype, storage_shape(f.shape));
     } catch (const std::bad_alloc&) {
         int64_t bytes = 0;
         (void)__builtin_mul_overflow(product(f.shape), int64_t{size_bytes(dtype)}, &bytes);
@@ -101,9 +102,10 @@ Field new_field(DType dtype, const Extents& elements, const Extents& elem_dims) 
     return f;
 }
 
-nb::object create(nb::handle dtype, nb::handle shape, nb::handle elem_dims) {
+nb::object create(nb::handle dtype, nb::handle shape, nb::handle elem_dims, bool exportable) {
     return make_field(new_field(dtype_arg(dtype), shape_arg(shape),
-                                elem_dims.is_none() ? Extents{} : shape_arg(elem_dims)));
+                                elem_dims.is_none() ? Extents{} : shape_arg(elem_dims),
+                                exportable));
 }
 
 size_t storage_offset(const Array& a) {
@@ -354,7 +356,7 @@ nb::object concat(nb::handle fields) {
                                               name(f->array.dtype()));
         total += f->array.size();
     }
-    Field out = new_field(dtype, Extents{total}, {});
+    Field out = new_field(dtype, Extents{total}, {}, false);
     size_t at = 0;
     std::vector<unsigned char> tmp;
     for (const Field* f : parts) {
@@ -512,11 +514,15 @@ void init_fields(nb::module_& m) {
                  if (!e)
                      raise_python(PyExc_RuntimeError, "Backend " + std::string(b.display_name()) +
                                                           "Backend does not support memory export");
+                 // The importer reads the array's own memory with no Tack call in between:
+                 // every later launch that binds it completes before returning.
+                 if (e->live) f.array.buffer()->share();
                  return *e;
              })
         .def("__repr__", &field_repr);
 
-    m.def("_field", &create, nb::arg("dtype"), nb::arg("shape"), nb::arg("elem_dims").none());
+    m.def("_field", &create, nb::arg("dtype"), nb::arg("shape"), nb::arg("elem_dims").none(),
+          nb::arg("exportable") = false);
     m.def("_arange", [](int64_t n, nb::handle dtype) {
         Field f;
         try {
@@ -534,7 +540,8 @@ void init_fields(nb::module_& m) {
         .def_ro("allocation_size", &runtime::ExportedMemory::allocation_size)
         .def_ro("handle", &runtime::ExportedMemory::handle)
         .def_ro("handle_type", &runtime::ExportedMemory::handle_type)
-        .def_ro("device_uuid", &runtime::ExportedMemory::device_uuid);
+        .def_ro("device_uuid", &runtime::ExportedMemory::device_uuid)
+        .def_ro("live", &runtime::ExportedMemory::live);
     m.def("_memory_space",
           [](uint64_t address) { return default_device().backend()->memory_space(address); });
     m.def("_field_from_ptr", &field_from_ptr, nb::arg("address"), nb::arg("dtype"),

@@ -12,8 +12,10 @@ def _shape(shape):
 
 
 def field(dtype=f32, shape=(), exportable=False):
-    """A new zero-filled field. `exportable` matters to CUDA only (CONTRACT C6)."""
-    return _tack._field(dtype, _shape(shape), None)
+    """A new zero-filled field. `exportable=True` keeps its memory exportable for its whole life
+    (export_memory then hands out the field's own allocation, which sees later kernel writes)
+    on CUDA; other backends make an ordinary field (CONTRACT C6)."""
+    return _tack._field(dtype, _shape(shape), None, bool(exportable))
 
 
 def zeros(dtype, shape):

@@ -138,6 +138,12 @@ Array empty_array(DType dtype, const Shape& shape, const Device& dev) {
     return Array::make(backend_for(dev)->allocate_array(nbytes), dtype, shape, true);
 }
 
+Array exportable_zeros(DType dtype, const Shape& shape, const Device& dev) {
+    check_shape(shape);
+    size_t nbytes = byte_count(dtype, shape);
+    return Array::make(backend_for(dev)->allocate_exportable(nbytes), dtype, shape, true);
+}
+
 Array zeros(DType dtype, const Shape& shape, const Device& dev) {
     return empty_array(dtype, shape, dev);  // every allocation is zero-filled (CONTRACT C7)
 }

@@ -136,6 +136,7 @@ struct ExportedMemory {
     std::int64_t handle = -1;         // a POSIX file descriptor on Linux
     std::string handle_type;          // "posix_fd"
     std::string device_uuid;          // 32 hex digits
+    bool live = false;                // the array's own memory (exportable), not a snapshot
     std::shared_ptr<void> keep;
 };
 
@@ -204,6 +205,13 @@ class Backend : public std::enable_shared_from_this<Backend> {
     virtual bool binds(const Buffer& buffer) const { return &buffer.backend() == this; }
     /// Zero-filled storage of at least `nbytes` (a zero-byte request still allocates).
     virtual std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) = 0;
+    /// CONTRACT C6: an array whose memory stays exportable for its whole life (export_memory
+    /// hands out the allocation itself, so later kernel writes are seen through the handle)
+    /// where the backend can make one (CUDA's virtual memory management API); elsewhere an
+    /// ordinary array.
+    virtual std::shared_ptr<Buffer> allocate_exportable(std::size_t nbytes) {
+        return allocate_array(nbytes);
+    }
     /// Memory owned elsewhere, never freed by Tack.
     virtual std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) = 0;
     /// Fills `count` elements of `elem_size` bytes from `pattern`; false = not handled here.

@@ -228,6 +228,30 @@ def test_host_writes_run_in_order_with_queued_launches(backend):
     np.testing.assert_array_equal(x.to_numpy(), np.full(n, 22))
 
 
+def test_an_exportable_field_exports_its_own_memory_for_its_whole_life(backend):
+    """CONTRACT C6: field(..., exportable=True) on CUDA is exported as itself, so a launch after
+    the export is seen through the handle (a snapshot would still hold the first values)."""
+    f = tack.field(tack.f32, 4, exportable=True)
+    f.from_numpy(np.arange(4, dtype=np.float32))
+    try:
+        e = f.export_memory()
+    except RuntimeError:
+        return  # this backend exports nothing (the test above checks the refusal)
+    if not e.live:
+        return  # exportable is CUDA's; other exporting backends hand out a snapshot
+    assert e.size == 16 and e.allocation_size >= 16 and e.handle_type == "posix_fd"
+    saxpy(f, f, 1.0)  # after the export: completes before returning (the memory is shared)
+    np.testing.assert_array_equal(f.to_numpy(), [0, 2, 4, 6])
+    import mmap
+
+    try:
+        view = mmap.mmap(e.handle, e.allocation_size, access=mmap.ACCESS_READ)
+    except OSError:
+        return  # a driver's handle is not mappable by the host; the emulated device's is
+    with view:
+        np.testing.assert_array_equal(np.frombuffer(view, np.float32, 4), [0, 2, 4, 6])
+
+
 def test_device_pointers_are_told_from_host_memory_and_only_they_are_wrapped(backend):
     """CONTRACT C21: a backend with device memory answers memory_space for its arrays'
     addresses from the driver, and field_from_ptr refuses host memory its kernels cannot read."""

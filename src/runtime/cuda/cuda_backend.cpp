@@ -28,14 +28,18 @@ ContextTokens& tokens() {
     return *t;
 }
 
-/// Device memory in the backend's context; a wrapped pointer is never freed and is shared.
+/// Device memory in the backend's context; a wrapped pointer is never freed and is shared. An
+/// exportable array's memory is a VMM allocation, released with the last of the array and its
+/// exports.
 class CuBuffer final : public Buffer {
   public:
-    CuBuffer(std::shared_ptr<CudaBackend> b, CUdeviceptr ptr, std::size_t nbytes, bool owned)
-        : Buffer(b, ptr, nullptr, nbytes, owned) {}
+    CuBuffer(std::shared_ptr<CudaBackend> b, CUdeviceptr ptr, std::size_t nbytes, bool owned,
+             std::shared_ptr<VmmAllocation> vmm = nullptr)
+        : Buffer(b, ptr, nullptr, nbytes, owned), vmm(std::move(vmm)) {}
     ~CuBuffer() override {
-        if (owned()) cuda().free(address());
+        if (owned() && !vmm) cuda().free(address());
     }
+    const std::shared_ptr<VmmAllocation> vmm;
     bool queues_writes() const override { return true; }
     void write(std::size_t offset, const void* src, std::size_t n) override {
         cuda().upload(address() + offset, src, n);
@@ -248,6 +252,17 @@ std::unique_ptr<QueueMark> CudaBackend::mark_queue() {
 std::shared_ptr<Buffer> CudaBackend::allocate_array(std::size_t nbytes) {
     auto self = std::static_pointer_cast<CudaBackend>(shared_from_this());
     return std::make_shared<CuBuffer>(self, allocate(nbytes), nbytes, true);
+}
+
+std::shared_ptr<Buffer> CudaBackend::allocate_exportable(std::size_t nbytes) {
+    auto self = std::static_pointer_cast<CudaBackend>(shared_from_this());
+    CUdeviceptr ptr = 0;
+    auto vmm = map_exportable(nbytes, &ptr);
+    return std::make_shared<CuBuffer>(self, ptr, nbytes, true, std::move(vmm));
+}
+
+std::shared_ptr<VmmAllocation> CudaBackend::allocation_of(const Buffer& buffer) const {
+    return static_cast<const CuBuffer&>(buffer).vmm;  // export_memory takes only ours
 }
 
 CUtexObject CudaBackend::texture_object(const Buffer& buffer,

@@ -32,6 +32,8 @@
 
 namespace tack::runtime::cuda {
 
+struct VmmAllocation;  // export.cpp: cuMemCreate memory mapped in the backend's context
+
 const BackendEntry& backend_entry();
 
 /// What belongs to a context rather than to one backend.
@@ -81,14 +83,22 @@ class CudaBackend final : public Backend {
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
+    /// The VMM allocation an exportable array lives in, or nullptr.
+    std::shared_ptr<VmmAllocation> allocation_of(const Buffer& buffer) const;
+    /// `nbytes` (rounded to the granularity) of zero-filled VMM memory mapped for the device
+    /// (export.cpp); its address in `*ptr`.
+    std::shared_ptr<VmmAllocation> map_exportable(std::size_t nbytes, CUdeviceptr* ptr);
     /// A device (or managed) pointer another library owns: shared, never freed.
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
     bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
                     std::size_t count) override;
     bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
-    /// cuMemCreate / cuMemMap memory exported as a POSIX fd, holding a snapshot of `buffer`
-    /// (export.cpp). RuntimeError when the driver lacks the VMM API.
+    /// cuMemCreate / cuMemMap memory exported as a POSIX fd (export.cpp): the array's own
+    /// allocation when it was made exportable, else a snapshot of `buffer` taken after the
+    /// launches queued so far. RuntimeError when the driver lacks the VMM API.
     std::optional<ExportedMemory> export_memory(const Buffer& buffer) override;
+    /// Zero-filled VMM memory (export.cpp), exported as itself by export_memory.
+    std::shared_ptr<Buffer> allocate_exportable(std::size_t nbytes) override;
 
     // variant.cpp
     std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
