@@ -46,6 +46,13 @@ codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel,
                                            const codegen::cfamily::Dialect& dialect,
                                            const Geometry& g);
 
+/// The seed's completion rule: a launch completes before it returns when it binds memory
+/// handed outside Tack (another library may read it with no Tack call in between) or samples a
+/// hardware texture (the image could otherwise be destroyed before a queued launch read it).
+inline bool completes_before_return(const codegen::cfamily::AbiParam& param, const Buffer& bound) {
+    return bound.shared() || param.is_texture;
+}
+
 /// One device reduction (E4): `groups` groups of 256 lanes striding over `count` elements.
 struct ReducePlan {
     std::uint64_t groups = 0;

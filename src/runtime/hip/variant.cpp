@@ -101,7 +101,7 @@ void HipBackend::launch(const Variant& variant, const LaunchArgs& args) {
         values[std::size_t(p.arg_index)] =
             p.is_texture ? static_cast<void*>(texture_object(*args.buffers[i], p.texture_extent))
                          : reinterpret_cast<void*>(args.buffers[i]->address());
-        shared = shared || args.buffers[i]->shared();
+        shared = shared || gpu::completes_before_return(p, *args.buffers[i]);
     }
     std::int64_t n = args.total;
     {
