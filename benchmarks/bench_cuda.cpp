@@ -122,7 +122,9 @@ int main() {
     const int launches = 20000;
     double tack_us = 1e6 * seconds(launches, b, [&] { tiny(small, 2.0f); });
     std::string entry;
-    auto [module, fn] = b.load_ptx(tiny_ptx(&entry), entry, "tiny");
+    std::string ptx = tiny_ptx(&entry);
+    auto code = b.load({ptx.begin(), ptx.end()}, entry, "tiny");
+    auto fn = static_cast<cuda::CUfunction>(code.function);
     cuda::CUdeviceptr pack = b.allocate(4);
     float two = 2.0f;
     b.upload(pack, &two, 4);
@@ -138,7 +140,7 @@ int main() {
                 raw_us, tack_us / raw_us);
     bad += small.to_host<float>()[0] != 2.0f;
     b.free(pack);
-    b.api().cuModuleUnload(module);
+    b.unload(code);
     std::printf("bench_cuda: %s\n", bad ? "WRONG RESULTS" : "results correct");
     return bad ? 1 : 0;
 }

@@ -144,8 +144,6 @@ CudaBackend::CudaBackend(const CuApi& api, CUdevice device, std::shared_ptr<Cont
 }
 
 CudaBackend::~CudaBackend() {
-    for (auto& r : reducers_)
-        r.reset();
     ContextScope scope(api_, context(), /*quiet=*/true);
     api_.cuStreamSynchronize(stream_);
     drain_frees();
@@ -336,9 +334,9 @@ std::optional<std::string> CudaBackend::cache_target() const {
            ";nvrtc=" + nvrtc_version() + ";options=" + options;
 }
 
-std::pair<CUmodule, CUfunction> CudaBackend::load_ptx(const std::string& ptx,
-                                                      const std::string& entry,
-                                                      const std::string& kernel) {
+gpu::DeviceBackend::Code CudaBackend::load(const std::vector<std::uint8_t>& code,
+                                           const std::string& entry, const std::string& kernel) {
+    std::string ptx(code.begin(), code.end());  // NUL-terminated for the driver
     ContextScope scope(api_, context());
     CUmodule module = nullptr;
     if (CUresult r = api_.cuModuleLoadData(&module, ptx.c_str()))

@@ -28,6 +28,7 @@
 #include "runtime/cuda/cu_api.hpp"
 #include "runtime/gpu/context_token.hpp"
 #include "runtime/gpu/deferred_frees.hpp"
+#include "runtime/gpu/device_backend.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 
 namespace tack::runtime::cuda {
@@ -57,7 +58,7 @@ class ContextScope {
     bool pushed_ = false;
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public gpu::DeviceBackend {
   public:
     CudaBackend(const CuApi& api, CUdevice device, std::shared_ptr<ContextToken> token);
     ~CudaBackend() override;
@@ -77,8 +78,6 @@ class CudaBackend final : public Backend {
     /// CONTRACT E1: device (and pinned and managed) memory in, kDLCUDA out.
     std::vector<int> dlpack_imports() const override { return {2, 3, 13}; }
     std::pair<int, int> dlpack_device() const override { return {2, int(device_)}; }
-    std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
-                                       ReduceKind op) override;
     /// E5: within the device's 3-D texture limits, with a driver that has texture objects.
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
 
@@ -100,26 +99,16 @@ class CudaBackend final : public Backend {
     /// Zero-filled VMM memory (export.cpp), exported as itself by export_memory.
     std::shared_ptr<Buffer> allocate_exportable(std::size_t nbytes) override;
 
-    // variant.cpp
-    std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
-                                                 const VariantOptions& options) override;
-    void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
-    void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override;
     /// A blocking-sync event recorded on the stream; waited on with the context current.
     std::unique_ptr<QueueMark> mark_queue() override;
 
     std::optional<std::string> cache_target() const override;
-    std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;
-    std::shared_ptr<const Variant> load_variant(std::span<const std::uint8_t> bytes,
-                                                const ir::Kernel& kernel,
-                                                const VariantOptions& options) override;
 
     // Queue and memory, for buffers and variants (all ordered on the context's stream).
     const CuApi& api() const { return api_; }
     CUcontext context() const { return token_->context(); }
     CUstream stream() const { return stream_; }
-    const gpu::Geometry& geometry() const { return geometry_; }
     CUdeviceptr allocate(std::size_t nbytes);
     void free(CUdeviceptr ptr);
     void upload(CUdeviceptr dst, const void* src, std::size_t n);
@@ -127,15 +116,28 @@ class CudaBackend final : public Backend {
     /// The texture object of `buffer` (a texture's storage, this backend's) for extents `whd`,
     /// made at its first use (texture.hpp).
     CUtexObject texture_object(const Buffer& buffer, const std::array<std::int64_t, 3>& whd);
-    /// Loads PTX in this context; RuntimeError naming the kernel.
-    std::pair<CUmodule, CUfunction> load_ptx(const std::string& ptx, const std::string& entry,
-                                             const std::string& kernel);
-    /// Modules compiled by NVRTC and loaded from the disk cache (tests, tools).
-    std::size_t programs_built() const { return built_; }
-    std::size_t binaries_loaded() const { return loaded_; }
+    // The vendor's half of gpu::DeviceBackend (variant.cpp): NVRTC to PTX, modules loaded in this
+    // context, launches on its stream.
+    const codegen::cfamily::Dialect& dialect() const override;
+    std::vector<std::uint8_t> compile(const std::string& source,
+                                      const std::string& kernel) override;
+    Code load(const std::vector<std::uint8_t>& ptx, const std::string& entry,
+              const std::string& kernel) override;
+    void unload(Code code) noexcept override;
+    std::uint64_t allocate_block(std::size_t nbytes) override { return allocate(nbytes); }
+    void release_block(std::uint64_t ptr, std::size_t) override { free(ptr); }
+    void copy_in(std::uint64_t dst, const void* src, std::size_t n) override {
+        upload(dst, src, n);
+    }
+    void copy_out(void* dst, std::uint64_t src, std::size_t n) override { download(dst, src, n); }
+    std::uint64_t texture_handle(const Buffer& buffer,
+                                 const std::array<std::int64_t, 3>& whd) override {
+        return texture_object(buffer, whd);
+    }
+    void launch_code(Code code, unsigned groups, unsigned group, void** params,
+                     const char* what) override;
 
   private:
-    void launch(const Variant& variant, const LaunchArgs& args);
     void drain_frees();
 
     const CuApi& api_;
@@ -143,14 +145,10 @@ class CudaBackend final : public Backend {
     std::shared_ptr<ContextToken> token_;
     CUstream stream_ = nullptr;
     bool pools_ = false;
-    gpu::Geometry geometry_;
     std::string device_name_;
     int cc_major_ = 0, cc_minor_ = 0, driver_version_ = 0;
     std::int64_t max_texture_3d_ = 0;  // the smallest of the 3-D texture extent limits
     gpu::DeferredFrees<CUdeviceptr> frees_;
-    std::atomic<std::size_t> built_ = 0, loaded_ = 0;
-    std::mutex reduce_mutex_;
-    std::shared_ptr<const Variant> reducers_[3];
 };
 
 /// The device ordinal, context and ownership the backend adopts (current on this thread) or

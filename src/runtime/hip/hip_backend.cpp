@@ -152,8 +152,6 @@ HipBackend::HipBackend(const HipApi& api, hipDevice_t device) : api_(api), devic
 }
 
 HipBackend::~HipBackend() {
-    for (auto& r : reducers_)
-        r.reset();
     DeviceScope scope(api_, device_);
     try {
         wait("teardown");
@@ -328,9 +326,8 @@ std::optional<std::string> HipBackend::cache_target() const {
            ";runtime=" + std::to_string(runtime_version_) + ";options=" + options;
 }
 
-std::pair<hipModule_t, hipFunction_t> HipBackend::load_code(const std::vector<std::uint8_t>& code,
-                                                            const std::string& entry,
-                                                            const std::string& kernel) {
+gpu::DeviceBackend::Code HipBackend::load(const std::vector<std::uint8_t>& code,
+                                          const std::string& entry, const std::string& kernel) {
     DeviceScope scope(api_, device_);
     hipModule_t module = nullptr;
     if (hipError_t r = api_.hipModuleLoadData(&module, code.data()))

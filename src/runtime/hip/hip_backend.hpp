@@ -20,6 +20,7 @@
 
 #include "runtime/backend.hpp"
 #include "runtime/gpu/buffer_cache.hpp"
+#include "runtime/gpu/device_backend.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 #include "runtime/hip/hip_api.hpp"
 
@@ -43,7 +44,7 @@ class DeviceScope {
 /// D10 for HIP: maxGridDimX blocks of 256, capped at 2^32 - 256 (tested without a device).
 std::uint64_t launch_limit(std::uint64_t max_grid_x);
 
-class HipBackend final : public Backend {
+class HipBackend final : public gpu::DeviceBackend {
   public:
     HipBackend(const HipApi& api, hipDevice_t device);
     ~HipBackend() override;
@@ -65,8 +66,6 @@ class HipBackend final : public Backend {
     /// CONTRACT E1: device (and pinned) memory in, kDLROCM out.
     std::vector<int> dlpack_imports() const override { return {10, 11}; }
     std::pair<int, int> dlpack_device() const override { return {10, int(device_)}; }
-    std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
-                                       ReduceKind op) override;
     /// E5: image support, extents within the smallest 3-D texture limit (<= 0: unbounded), and
     /// a runtime with texture objects (texture.cpp).
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
@@ -77,20 +76,11 @@ class HipBackend final : public Backend {
                     std::size_t count) override;
     bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
 
-    // variant.cpp
-    std::shared_ptr<const Variant> build_variant(const ir::Kernel& kernel,
-                                                 const VariantOptions& options) override;
-    void execute(const Variant& variant, const std::uint64_t* slots, std::int64_t total) override;
-    void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override;
     /// A blocking-sync event recorded on the device's stream, waited on with the device current.
     std::unique_ptr<QueueMark> mark_queue() override;
 
     std::optional<std::string> cache_target() const override;
-    std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;
-    std::shared_ptr<const Variant> load_variant(std::span<const std::uint8_t> bytes,
-                                                const ir::Kernel& kernel,
-                                                const VariantOptions& options) override;
 
     const HipApi& api() const { return api_; }
     hipDevice_t device() const { return device_; }
@@ -106,27 +96,47 @@ class HipBackend final : public Backend {
     void release(void* ptr, std::size_t nbytes);
     void upload(void* dst, const void* src, std::size_t n);
     void download(void* dst, const void* src, std::size_t n);
-    std::pair<hipModule_t, hipFunction_t> load_code(const std::vector<std::uint8_t>& code,
-                                                    const std::string& entry,
-                                                    const std::string& kernel);
+
+    // The vendor's half of gpu::DeviceBackend (variant.cpp): hipRTC code objects, modules loaded
+    // with the device current, launches on its stream.
+    const codegen::cfamily::Dialect& dialect() const override;
+    std::vector<std::uint8_t> compile(const std::string& source,
+                                      const std::string& kernel) override;
+    Code load(const std::vector<std::uint8_t>& code, const std::string& entry,
+              const std::string& kernel) override;
+    void unload(Code code) noexcept override;
+    std::uint64_t allocate_block(std::size_t nbytes) override {
+        return reinterpret_cast<std::uint64_t>(allocate(nbytes));
+    }
+    void release_block(std::uint64_t ptr, std::size_t nbytes) override {
+        release(reinterpret_cast<void*>(ptr), nbytes);
+    }
+    void copy_in(std::uint64_t dst, const void* src, std::size_t n) override {
+        upload(reinterpret_cast<void*>(dst), src, n);
+    }
+    void copy_out(void* dst, std::uint64_t src, std::size_t n) override {
+        download(dst, reinterpret_cast<const void*>(src), n);
+    }
+    std::uint64_t texture_handle(const Buffer& buffer,
+                                 const std::array<std::int64_t, 3>& whd) override {
+        return reinterpret_cast<std::uint64_t>(texture_object(buffer, whd));
+    }
+    void launch_code(Code code, unsigned groups, unsigned group, void** params,
+                     const char* what) override;
 
   private:
-    void launch(const Variant& variant, const LaunchArgs& args);
     void wait(const char* what);
 
     const HipApi& api_;
     hipDevice_t device_;
     hipStream_t stream_ = nullptr;
     bool pool_ = false;
-    gpu::Geometry geometry_;
     std::string device_name_;
     int runtime_version_ = 0;
     std::string arch_;
     bool image_support_ = false;
     int max_texture_3d_ = 0;
     std::unique_ptr<gpu::BufferCache<void*>> cache_;
-    std::mutex reduce_mutex_;
-    std::shared_ptr<const Variant> reducers_[3];
 };
 
 }  // namespace tack::runtime::hip

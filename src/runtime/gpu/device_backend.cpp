@@ -1,0 +1,177 @@
+#include "runtime/gpu/device_backend.hpp"
+
+#include "codegen/cfamily/reduction.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/gpu/packs.hpp"
+#include "runtime/gpu/result.hpp"
+
+namespace tack::runtime::gpu {
+
+namespace cf = codegen::cfamily;
+
+namespace {
+
+/// A pack buffer: its address and the size it was allocated with.
+struct Block {
+    std::uint64_t ptr = 0;
+    std::size_t bytes = 0;
+};
+
+}  // namespace
+
+/// A loaded module and its entry, with per-launch pack buffers (PackSlots). `mutex_` is the
+/// seed's dispatch_lock: held from packing the scalars until the launch is queued (D16), so
+/// different variants still dispatch concurrently.
+class DeviceVariant final : public Variant {
+  public:
+    DeviceVariant(std::shared_ptr<DeviceBackend> backend, std::string name, CodeArtifact artifact,
+                  DeviceBackend::Code code)
+        : backend_(std::move(backend)),
+          name_(std::move(name)),
+          artifact_(std::move(artifact)),
+          code_(code),
+          packs_(artifact_.abi.packs.size()) {}
+    ~DeviceVariant() override {
+        packs_.clear([&](Block b) { backend_->release_block(b.ptr, b.bytes); });
+        try {
+            backend_->synchronize();  // no queued launch uses the module any more
+        } catch (const std::exception&) {
+        }
+        backend_->unload(code_);
+    }
+
+    std::shared_ptr<DeviceBackend> backend_;  // the context outlives the module
+    std::string name_;
+    CodeArtifact artifact_;  // the vendor's code + ABI
+    DeviceBackend::Code code_;
+    mutable std::mutex mutex_;
+    mutable PackSlots<Block> packs_;  // guarded by mutex_
+    std::shared_ptr<const ir::Kernel> result_kernel_;
+};
+
+std::shared_ptr<const Variant> DeviceBackend::make_variant(std::string name, CodeArtifact artifact,
+                                                           const ir::Kernel* kernel) {
+    Code code = load(artifact.code, artifact.abi.entry, kernel ? kernel->name : name);
+    auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
+    auto v = std::make_shared<DeviceVariant>(self, std::move(name), std::move(artifact), code);
+    if (kernel && kernel->result) v->result_kernel_ = std::make_shared<ir::Kernel>(*kernel);
+    return v;
+}
+
+std::shared_ptr<const Variant> DeviceBackend::build_variant(const ir::Kernel& kernel,
+                                                            const VariantOptions&) {
+    auto gen = generate(kernel, dialect(), geometry_);
+    CodeArtifact artifact;
+    artifact.code = compile(gen.source, kernel.name);
+    artifact.abi = std::move(gen.abi);
+    auto v = make_variant(kernel.name, std::move(artifact), &kernel);
+    ++built_;
+    return v;
+}
+
+std::vector<std::uint8_t> DeviceBackend::variant_artifact(const Variant& variant) const {
+    return encode_artifact(static_cast<const DeviceVariant&>(variant).artifact_);
+}
+
+std::shared_ptr<const Variant> DeviceBackend::load_variant(std::span<const std::uint8_t> bytes,
+                                                           const ir::Kernel& kernel,
+                                                           const VariantOptions&) {
+    // Code, entry and layouts come from the cache: no code generation, no vendor compiler. The
+    // checks generate() makes (D13, D12 lanes) ran when the artifact was built for this target.
+    std::optional<CodeArtifact> artifact = decode_artifact(bytes);
+    if (!artifact) return nullptr;
+    auto v = make_variant(kernel.name, std::move(*artifact), &kernel);
+    ++loaded_;
+    return v;
+}
+
+void DeviceBackend::execute(const Variant&, const std::uint64_t*, std::int64_t) {
+    throw diag::InternalError(std::string(display_name()) +
+                              " launches bind buffers: call dispatch()");
+}
+
+void DeviceBackend::launch(const Variant& variant, const LaunchArgs& args) {
+    const auto& v = static_cast<const DeviceVariant&>(variant);
+    const auto& abi = v.artifact_.abi;
+    check_dispatch(v.name_, abi, args.total, geometry_);  // before anything is queued
+    auto packs =
+        abi.pack_scalars(std::vector<std::uint64_t>(args.slots, args.slots + abi.params.size()));
+    std::vector<std::uint64_t> values(static_cast<std::size_t>(abi.num_args));
+    std::vector<void*> params(values.size());
+    bool complete = false;
+    for (std::size_t i = 0; i < abi.params.size(); ++i) {
+        const cf::AbiParam& p = abi.params[i];
+        if (!p.is_array) continue;
+        const Buffer& b = *args.buffers[i];
+        values[std::size_t(p.arg_index)] =
+            p.is_texture ? texture_handle(b, p.texture_extent) : b.address();
+        complete = complete || completes_before_return(p, b);
+    }
+    std::int64_t n = args.total;
+    {
+        std::lock_guard guard(v.mutex_);
+        for (std::size_t j = 0; j < packs.size(); ++j) {
+            auto make = [&](const std::vector<std::uint8_t>& bytes) {
+                Block b{allocate_block(bytes.size()), bytes.size()};
+                copy_in(b.ptr, bytes.data(), bytes.size());
+                return b;
+            };
+            auto drop = [&](Block b) { release_block(b.ptr, b.bytes); };  // in queue order
+            values[std::size_t(abi.packs[j].arg_index)] =
+                v.packs_.bind(j, std::move(packs[j]), make, drop).ptr;
+        }
+        for (std::size_t a = 0; a < values.size(); ++a)
+            params[a] = &values[a];
+        params[std::size_t(abi.n_arg_index)] = &n;
+        launch_code(v.code_, unsigned(geometry_.groups(n)), unsigned(geometry_.group),
+                    params.data(), "the kernel launch");
+    }
+    if (complete) synchronize();
+}
+
+void DeviceBackend::dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
+    if (args.total > 0) launch(variant, args);
+    if (!result) return;
+    const auto& v = static_cast<const DeviceVariant&>(variant);
+    if (!v.result_kernel_) throw RuntimeError("the compiled kernel has no result");
+    ResultInputs in{v.result_kernel_.get(), args.slots,
+                    [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
+                        copy_out(dst, args.buffers[param]->address() + offset, bytes);
+                    }};
+    gpu::evaluate_result(in, result);
+}
+
+std::optional<double> DeviceBackend::reduce_array(const Buffer& buffer, DType dtype,
+                                                  std::int64_t count, ReduceKind op) {
+    if (dtype != DType::f32) return std::nullopt;  // E4: other dtypes on the host
+    ReduceDecision d = plan_reduction(count, op, geometry_, ~std::uint64_t(0));
+    if (d.empty) return 0.0;
+    auto cop = static_cast<cf::ReduceOp>(op);
+    std::shared_ptr<const Variant> reducer;
+    {
+        std::lock_guard guard(reduce_mutex_);
+        auto& slot = reducers_[static_cast<int>(op)];
+        if (!slot) {
+            std::string entry = cf::array_reduction_entry(cop);
+            CodeArtifact a;
+            a.abi.entry = entry;
+            a.code = compile(cf::array_reduction_source(dialect(), cop), entry);
+            slot = make_variant(entry, std::move(a), nullptr);
+        }
+        reducer = slot;
+    }
+    const auto& r = static_cast<const DeviceVariant&>(*reducer);
+    std::uint64_t out = allocate_block(sizeof(float));
+    float result = d.plan.identity;
+    copy_in(out, &result, sizeof result);
+    std::uint64_t in = buffer.address();
+    std::int64_t n = d.plan.count, stride = d.plan.stride;
+    void* params[] = {&in, &out, &n, &stride};
+    launch_code(r.code_, unsigned(d.plan.groups), unsigned(kCollectiveLanes), params,
+                "the reduction launch");
+    copy_out(&result, out, sizeof result);
+    release_block(out, sizeof(float));
+    return static_cast<double>(result);
+}
+
+}  // namespace tack::runtime::gpu
