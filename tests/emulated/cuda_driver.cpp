@@ -46,8 +46,12 @@ namespace {
 std::atomic<bool> g_initialized{false};
 CUctx_st g_primary{true};
 int g_primary_retains = 0;
-std::mutex g_mutex;  // the handle sets below
-std::set<const void*> g_contexts = {&g_primary}, g_streams, g_modules, g_functions, g_events;
+std::mutex g_mutex;  // the context set
+std::set<const void*> g_contexts = {&g_primary};
+tack_emu::Handles<CUstream_st> g_streams;
+tack_emu::Handles<CUmod_st> g_modules;
+tack_emu::Handles<CUfunc_st> g_functions;
+tack_emu::Handles<CUevent_st> g_events;
 CUmemPoolHandle_st g_pool;
 thread_local std::vector<CUctx_st*> t_stack;  // the thread's context stack; back() is current
 
@@ -91,7 +95,7 @@ CUresult queue_of(CUstream s, tack_emu::Stream** out) {
         *out = &default_stream();
         return CUDA_SUCCESS;
     }
-    if (!live(g_streams, s)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!g_streams.live(s)) return CUDA_ERROR_INVALID_HANDLE;
     if (s->ctx != current()) return refuse(CUDA_ERROR_INVALID_HANDLE, "stream of another context");
     *out = &s->queue;
     return CUDA_SUCCESS;
@@ -316,7 +320,7 @@ CUresult cuCtxDestroy(CUcontext ctx) {
 CUresult cuStreamCreate(CUstream* s, unsigned flags) {
     NEED_CONTEXT();
     auto* stream = new CUstream_st{current(), {}};
-    add(g_streams, stream);
+    g_streams.add(stream);
     *s = stream;
     return CUDA_SUCCESS;
 }
@@ -332,14 +336,14 @@ CUresult cuStreamSynchronize(CUstream s) {
 CUresult cuEventCreate(CUevent* e, unsigned flags) {
     NEED_CONTEXT();
     auto* event = new CUevent_st{};
-    add(g_events, event);
+    g_events.add(event);
     *e = event;
     return CUDA_SUCCESS;
 }
 
 CUresult cuEventRecord(CUevent e, CUstream s) {
     NEED_CONTEXT();
-    if (!live(g_events, e)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!g_events.live(e)) return CUDA_ERROR_INVALID_HANDLE;
     tack_emu::Stream* q;
     if (CUresult r = queue_of(s, &q)) return r;
     e->stream = s;
@@ -349,7 +353,7 @@ CUresult cuEventRecord(CUevent e, CUstream s) {
 
 CUresult cuEventSynchronize(CUevent e) {
     NEED_CONTEXT();
-    if (!live(g_events, e)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!g_events.live(e)) return CUDA_ERROR_INVALID_HANDLE;
     if (e->sequence == 0) return CUDA_SUCCESS;  // never recorded
     tack_emu::Stream* q;
     if (CUresult r = queue_of(e->stream, &q)) return r;
@@ -358,10 +362,7 @@ CUresult cuEventSynchronize(CUevent e) {
 }
 
 CUresult cuEventDestroy(CUevent e) {
-    if (!live(g_events, e)) return CUDA_ERROR_INVALID_HANDLE;
-    remove(g_events, e);
-    delete e;
-    return CUDA_SUCCESS;
+    return g_events.destroy(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 // --- memory -----------------------------------------------------------------------------------
@@ -379,13 +380,7 @@ CUresult cuMemAlloc(CUdeviceptr* p, std::size_t bytes) {
 CUresult cuMemFree(CUdeviceptr p) {
     NEED_CONTEXT();
     default_stream().wait();
-    std::vector<CUstream_st*> streams;
-    {
-        std::lock_guard lock(g_mutex);
-        for (const void* s : g_streams)
-            streams.push_back(const_cast<CUstream_st*>(static_cast<const CUstream_st*>(s)));
-    }
-    for (CUstream_st* s : streams)
+    for (CUstream_st* s : g_streams.all())
         s->queue.wait();
     if (!Memory::get().release(dptr(p)))
         return refuse(CUDA_ERROR_INVALID_VALUE, "cuMemFree of an address that is no allocation");
@@ -577,40 +572,28 @@ CUresult cuModuleLoadData(CUmodule* out, const void* image) {
     auto module = tack_emu::Module::load(source, &why);
     if (!module) return refuse(CUDA_ERROR_INVALID_PTX, why);
     auto* m = new CUmod_st{current(), std::move(module), ptx};
-    add(g_modules, m);
+    g_modules.add(m);
     *out = m;
     return CUDA_SUCCESS;
 }
 
 CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
     NEED_CONTEXT();
-    if (!live(g_modules, m)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!g_modules.live(m)) return CUDA_ERROR_INVALID_HANDLE;
     // The entry must be in the PTX, as the driver sees it, and in the module that runs.
     std::string entry = std::string(".entry ") + name + "(";
     const tack_emu::Function* fn = m->module->function(name);
     if (m->ptx.find(entry) == std::string::npos || !fn) return CUDA_ERROR_NOT_FOUND;
     auto* h = new CUfunc_st{m, fn};
-    add(g_functions, h);
+    g_functions.add(h);
     *f = h;
     return CUDA_SUCCESS;
 }
 
 CUresult cuModuleUnload(CUmodule m) {
-    if (!live(g_modules, m)) return CUDA_ERROR_INVALID_HANDLE;
-    remove(g_modules, m);
-    {
-        std::lock_guard lock(g_mutex);
-        for (auto it = g_functions.begin(); it != g_functions.end();) {
-            auto* f = const_cast<CUfunc_st*>(static_cast<const CUfunc_st*>(*it));
-            if (f->module != m) {
-                ++it;
-                continue;
-            }
-            it = g_functions.erase(it);
-            delete f;
-        }
-    }
-    delete m;
+    if (!g_modules.live(m)) return CUDA_ERROR_INVALID_HANDLE;
+    g_functions.destroy_if([m](const CUfunc_st& f) { return f.module == m; });
+    g_modules.destroy(m);
     return CUDA_SUCCESS;
 }
 
@@ -618,7 +601,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
                         unsigned by, unsigned bz, unsigned shared, CUstream s, void** params,
                         void** extra) {
     NEED_CONTEXT();
-    if (!live(g_functions, f)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!g_functions.live(f)) return CUDA_ERROR_INVALID_HANDLE;
     if (f->module->ctx != current())
         return refuse(CUDA_ERROR_INVALID_HANDLE,
                       "cuLaunchKernel: the function's module belongs to "
@@ -668,19 +651,11 @@ CUresult cuMemcpy3DAsync(const CUDA_MEMCPY3D* c, CUstream s) {
         return refuse(CUDA_ERROR_NOT_SUPPORTED, "cuMemcpy3DAsync: only device memory to an array");
     if (c->srcXInBytes || c->srcY || c->srcZ || c->dstXInBytes || c->dstY || c->dstZ ||
         c->WidthInBytes != a->width * sizeof(float) || c->Height != a->height ||
-        c->Depth != a->depth || c->srcPitch < c->WidthInBytes || c->srcHeight < c->Height)
+        c->Depth != a->depth)
         return refuse(CUDA_ERROR_INVALID_VALUE, "cuMemcpy3DAsync: the extent is not the array's");
-    std::size_t span = c->srcPitch * c->srcHeight * (c->Depth - 1) + c->srcPitch * (c->Height - 1) +
-                       c->WidthInBytes;
-    if (CUresult r = need_range(c->srcDevice, span, "cuMemcpy3DAsync")) return r;
-    CUDA_MEMCPY3D copy = *c;
-    q->enqueue([copy, a] {
-        auto* src = static_cast<const unsigned char*>(dptr(copy.srcDevice));
-        for (std::size_t z = 0; z < copy.Depth; ++z)
-            for (std::size_t y = 0; y < copy.Height; ++y)
-                std::memcpy(&a->texels[(z * a->height + y) * a->width],
-                            src + (z * copy.srcHeight + y) * copy.srcPitch, copy.WidthInBytes);
-    });
+    std::string why =
+        tack_emu::queue_copy_into_array(*q, a, dptr(c->srcDevice), c->srcPitch, c->srcHeight);
+    if (!why.empty()) return refuse(CUDA_ERROR_INVALID_VALUE, "cuMemcpy3DAsync: " + why);
     return CUDA_SUCCESS;
 }
 

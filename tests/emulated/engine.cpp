@@ -222,6 +222,23 @@ void Stream::run() {
     }
 }
 
+std::string queue_copy_into_array(Stream& q, Array3D* a, const void* src, std::size_t pitch,
+                                  std::size_t rows) {
+    const std::size_t row = a->width * sizeof(float);
+    if (pitch < row || rows < a->height) return "the source's pitch or rows are short of a row";
+    std::size_t span = pitch * rows * (a->depth - 1) + pitch * (a->height - 1) + row;
+    if (!Memory::get().contains(src, span))
+        return std::to_string(span) + " bytes at a device address outside every live allocation";
+    q.enqueue([=] {
+        auto* bytes = static_cast<const unsigned char*>(src);
+        for (std::size_t z = 0; z < a->depth; ++z)
+            for (std::size_t y = 0; y < a->height; ++y)
+                std::memcpy(&a->texels[(z * a->height + y) * a->width],
+                            bytes + (z * rows + y) * pitch, row);
+    });
+    return "";
+}
+
 // --- embedding the source -----------------------------------------------------------------------
 
 namespace {

@@ -85,6 +85,60 @@ class Textures {
     std::vector<std::unique_ptr<tack_emu_texture>> dead_;
 };
 
+// --- handles --------------------------------------------------------------------------------
+
+/// The live handles of one kind a stand-in has handed out (streams, events, modules, functions):
+/// a call with any other pointer is refused, as a driver refuses a stale or foreign handle.
+template <class T>
+class Handles {
+  public:
+    T* add(T* h) {
+        std::lock_guard lock(mutex_);
+        live_.insert(h);
+        return h;
+    }
+    bool live(const void* h) const {
+        std::lock_guard lock(mutex_);
+        return live_.count(static_cast<T*>(const_cast<void*>(h))) == 1;
+    }
+    /// Forgets and deletes `h`; false when it is not live.
+    bool destroy(const void* h) {
+        T* t = static_cast<T*>(const_cast<void*>(h));
+        {
+            std::lock_guard lock(mutex_);
+            if (live_.erase(t) == 0) return false;
+        }
+        delete t;
+        return true;
+    }
+    /// Destroys every handle `pred` selects (a module's functions when it is unloaded).
+    template <class Pred>
+    void destroy_if(Pred pred) {
+        std::vector<T*> doomed;
+        {
+            std::lock_guard lock(mutex_);
+            for (auto it = live_.begin(); it != live_.end();) {
+                if (!pred(**it)) {
+                    ++it;
+                    continue;
+                }
+                doomed.push_back(*it);
+                it = live_.erase(it);
+            }
+        }
+        for (T* t : doomed)
+            delete t;
+    }
+    std::vector<T*> all() const {
+        std::lock_guard lock(mutex_);
+        return {live_.begin(), live_.end()};
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::set<T*> live_;
+};
+
 // --- streams --------------------------------------------------------------------------------
 
 /// A queue of work run in order by its own thread: copies, fills and launches return before
@@ -112,6 +166,12 @@ class Stream {
     bool stop_ = false;
     std::thread worker_;
 };
+
+/// The one copy Tack's textures make, queued on `q`: device memory in rows of `pitch` bytes,
+/// `rows` rows per slice, into the whole of `a`. "" or why not (a pitch shorter than a row,
+/// fewer rows than the array's height, a source outside every live allocation).
+std::string queue_copy_into_array(Stream& q, Array3D* a, const void* src, std::size_t pitch,
+                                  std::size_t rows);
 
 // --- modules and launches -------------------------------------------------------------------
 

@@ -43,22 +43,11 @@ namespace {
 constexpr const char* kArch = "gfx90a";
 constexpr unsigned kElfMachineAmdgpu = 224, kMachGfx90a = 0x3f;
 
-std::mutex g_mutex;
-std::set<const void*> g_streams, g_modules, g_functions, g_events;
+tack_emu::Handles<ihipStream_t> g_streams;
+tack_emu::Handles<ihipModule_t> g_modules;
+tack_emu::Handles<ihipModuleSymbol_t> g_functions;
+tack_emu::Handles<ihipEvent_t> g_events;
 ihipMemPoolHandle_t g_pool;
-
-bool live(const std::set<const void*>& set, const void* h) {
-    std::lock_guard lock(g_mutex);
-    return set.count(h) == 1;
-}
-void add(std::set<const void*>& set, const void* h) {
-    std::lock_guard lock(g_mutex);
-    set.insert(h);
-}
-void remove(std::set<const void*>& set, const void* h) {
-    std::lock_guard lock(g_mutex);
-    set.erase(h);
-}
 
 hipError_t refuse(hipError_t r, const std::string& what) {
     complain(what);
@@ -75,20 +64,14 @@ hipError_t queue_of(hipStream_t s, tack_emu::Stream** out) {
         *out = &null_stream();
         return hipSuccess;
     }
-    if (!live(g_streams, s)) return hipErrorInvalidHandle;
+    if (!g_streams.live(s)) return hipErrorInvalidHandle;
     *out = &s->queue;
     return hipSuccess;
 }
 
 void wait_all() {
     null_stream().wait();
-    std::vector<ihipStream_t*> streams;
-    {
-        std::lock_guard lock(g_mutex);
-        for (const void* s : g_streams)
-            streams.push_back(const_cast<ihipStream_t*>(static_cast<const ihipStream_t*>(s)));
-    }
-    for (ihipStream_t* s : streams)
+    for (ihipStream_t* s : g_streams.all())
         s->queue.wait();
 }
 
@@ -240,7 +223,7 @@ hipError_t hipDeviceSynchronize() {
 
 hipError_t hipStreamCreate(hipStream_t* s) {
     auto* stream = new ihipStream_t{};
-    add(g_streams, stream);
+    g_streams.add(stream);
     *s = stream;
     return hipSuccess;
 }
@@ -254,13 +237,13 @@ hipError_t hipStreamSynchronize(hipStream_t s) {
 
 hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned) {
     auto* event = new ihipEvent_t{};
-    add(g_events, event);
+    g_events.add(event);
     *e = event;
     return hipSuccess;
 }
 
 hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
-    if (!live(g_events, e)) return hipErrorInvalidHandle;
+    if (!g_events.live(e)) return hipErrorInvalidHandle;
     tack_emu::Stream* q;
     if (hipError_t r = queue_of(s, &q)) return r;
     e->stream = s;
@@ -269,7 +252,7 @@ hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
 }
 
 hipError_t hipEventSynchronize(hipEvent_t e) {
-    if (!live(g_events, e)) return hipErrorInvalidHandle;
+    if (!g_events.live(e)) return hipErrorInvalidHandle;
     if (e->sequence == 0) return hipSuccess;
     tack_emu::Stream* q;
     if (hipError_t r = queue_of(e->stream, &q)) return r;
@@ -278,10 +261,7 @@ hipError_t hipEventSynchronize(hipEvent_t e) {
 }
 
 hipError_t hipEventDestroy(hipEvent_t e) {
-    if (!live(g_events, e)) return hipErrorInvalidHandle;
-    remove(g_events, e);
-    delete e;
-    return hipSuccess;
+    return g_events.destroy(e) ? hipSuccess : hipErrorInvalidHandle;
 }
 
 // --- memory -----------------------------------------------------------------------------------
@@ -392,44 +372,32 @@ hipError_t hipModuleLoadData(hipModule_t* out, const void* image) {
     auto module = tack_emu::Module::load(source, &why);
     if (!module) return refuse(hipErrorInvalidImage, why);
     auto* m = new ihipModule_t{std::move(module)};
-    add(g_modules, m);
+    g_modules.add(m);
     *out = m;
     return hipSuccess;
 }
 
 hipError_t hipModuleGetFunction(hipFunction_t* f, hipModule_t m, const char* name) {
-    if (!live(g_modules, m)) return hipErrorInvalidHandle;
+    if (!g_modules.live(m)) return hipErrorInvalidHandle;
     const tack_emu::Function* fn = m->module->function(name);
     if (!fn) return hipErrorNotFound;
     auto* h = new ihipModuleSymbol_t{m, fn};
-    add(g_functions, h);
+    g_functions.add(h);
     *f = h;
     return hipSuccess;
 }
 
 hipError_t hipModuleUnload(hipModule_t m) {
-    if (!live(g_modules, m)) return hipErrorInvalidHandle;
-    remove(g_modules, m);
-    {
-        std::lock_guard lock(g_mutex);
-        for (auto it = g_functions.begin(); it != g_functions.end();) {
-            auto* f = const_cast<ihipModuleSymbol_t*>(static_cast<const ihipModuleSymbol_t*>(*it));
-            if (f->module != m) {
-                ++it;
-                continue;
-            }
-            it = g_functions.erase(it);
-            delete f;
-        }
-    }
-    delete m;
+    if (!g_modules.live(m)) return hipErrorInvalidHandle;
+    g_functions.destroy_if([m](const ihipModuleSymbol_t& f) { return f.module == m; });
+    g_modules.destroy(m);
     return hipSuccess;
 }
 
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
                                  unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                  hipStream_t s, void** params, void** extra) {
-    if (!live(g_functions, f)) return hipErrorInvalidHandle;
+    if (!g_functions.live(f)) return hipErrorInvalidHandle;
     tack_emu::Stream* q;
     if (hipError_t r = queue_of(s, &q)) return r;
     if (gy != 1 || gz != 1 || by != 1 || bz != 1 || extra)
@@ -471,23 +439,12 @@ hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms* p, hipStream_t s) {
     auto* a = reinterpret_cast<tack_emu::Array3D*>(p->dstArray);
     if (p->kind != hipMemcpyDeviceToDevice || p->srcArray || !Textures::get().is_array(a))
         return refuse(hipErrorNotSupported, "hipMemcpy3DAsync: only device memory to an array");
-    const hipPitchedPtr& src = p->srcPtr;
     if (p->srcPos.x || p->srcPos.y || p->srcPos.z || p->dstPos.x || p->dstPos.y || p->dstPos.z ||
-        p->extent.width != a->width || p->extent.height != a->height ||
-        p->extent.depth != a->depth || src.pitch < a->width * sizeof(float) ||
-        src.ysize < a->height)
+        p->extent.width != a->width || p->extent.height != a->height || p->extent.depth != a->depth)
         return refuse(hipErrorInvalidValue, "hipMemcpy3DAsync: the extent is not the array's");
-    std::size_t span = src.pitch * src.ysize * (a->depth - 1) + src.pitch * (a->height - 1) +
-                       a->width * sizeof(float);
-    if (hipError_t r = need_range(src.ptr, span, "hipMemcpy3DAsync")) return r;
-    hipPitchedPtr from = src;
-    q->enqueue([from, a] {
-        auto* bytes = static_cast<const unsigned char*>(from.ptr);
-        for (std::size_t z = 0; z < a->depth; ++z)
-            for (std::size_t y = 0; y < a->height; ++y)
-                std::memcpy(&a->texels[(z * a->height + y) * a->width],
-                            bytes + (z * from.ysize + y) * from.pitch, a->width * sizeof(float));
-    });
+    std::string why =
+        tack_emu::queue_copy_into_array(*q, a, p->srcPtr.ptr, p->srcPtr.pitch, p->srcPtr.ysize);
+    if (!why.empty()) return refuse(hipErrorInvalidValue, "hipMemcpy3DAsync: " + why);
     return hipSuccess;
 }
 
