@@ -109,9 +109,10 @@ def active_device():
 
 # CONTRACT C21. These backends wrap host memory in field_from_ptr, so every pointer is "cpu" to
 # them: the CPU, Metal (unified memory) and OpenCL, whose buffers have no address a host can
-# hold. Any other backend with device memory would need a driver query (zeMemGetAllocProperties
-# for Level Zero) that the core does not make yet; it refuses rather than guess, as C21 has a
-# failed Level Zero query do.
+# hold. A backend with device memory asks its driver (cuPointerGetAttribute,
+# hipPointerGetAttributes, zeMemGetAllocProperties) through the core, which can query the active
+# device only; for another device it refuses rather than guess, as C21 has a failed Level Zero
+# query do.
 _HOST_MEMORY_ONLY = ("cpu", "metal", "opencl")
 
 

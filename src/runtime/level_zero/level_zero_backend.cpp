@@ -1,5 +1,7 @@
 #include "runtime/level_zero/level_zero_backend.hpp"
 
+#include "runtime/gpu/pointers.hpp"
+
 namespace tack::runtime::level_zero {
 
 namespace {
@@ -71,7 +73,19 @@ std::shared_ptr<Buffer> LevelZeroBackend::allocate_array(std::size_t nbytes) {
     return std::make_shared<L0Buffer>(shared_from_this(), ptr, nbytes, true);
 }
 
+std::string LevelZeroBackend::memory_space(std::uint64_t address) const {
+    if (!api_.zeMemGetAllocProperties) return "cpu";
+    ze_memory_allocation_properties_t props{};
+    props.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+    if (api_.zeMemGetAllocProperties(handles_.context, reinterpret_cast<const void*>(address),
+                                     &props, nullptr) != ZE_RESULT_SUCCESS)
+        return "cpu";
+    bool device = props.type == ZE_MEMORY_TYPE_DEVICE || props.type == ZE_MEMORY_TYPE_SHARED;
+    return device ? "level_zero" : "cpu";
+}
+
 std::shared_ptr<Buffer> LevelZeroBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
+    gpu::require_device_pointer(*this, ptr, nbytes);
     // The other library may have queued writes of its own; Tack's queue is idle before the
     // memory is read through Tack (the seed: wrap_ptr completes its launches first).
     queue_.synchronize();

@@ -51,6 +51,9 @@ class LevelZeroBackend final : public Backend {
     /// info_.max_image_dims_3d. The OpenCL dialect's hardware form is compile-checked already.
     bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return false; }
     std::vector<std::string> device_memory_spaces() const override { return {"level_zero"}; }
+    /// zeMemGetAllocProperties: "level_zero" for device and shared allocations of the
+    /// backend's context, "cpu" for anything else (host allocations included, CONTRACT C21).
+    std::string memory_space(std::uint64_t address) const override;
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;

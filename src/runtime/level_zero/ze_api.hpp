@@ -78,9 +78,12 @@ namespace tack::runtime::level_zero {
 
 // Entry points a loader may lack. zeCommandListHostSynchronize is API 1.6 (loader 1.9+; the
 // libze1 1.8 loader and ze_api.h 1.4 have neither symbol nor declaration): without it the
-// backend uses a synchronous immediate list, as the seed does.
-#define TACK_ZE_OPTIONAL_FUNCTIONS(X) \
-    X(zeCommandListHostSynchronize, ze_result_t, (ze_command_list_handle_t, uint64_t))
+// backend uses a synchronous immediate list, as the seed does. zeMemGetAllocProperties (API
+// 1.0) answers memory_space; without it every address is "cpu".
+#define TACK_ZE_OPTIONAL_FUNCTIONS(X)                                                  \
+    X(zeCommandListHostSynchronize, ze_result_t, (ze_command_list_handle_t, uint64_t)) \
+    X(zeMemGetAllocProperties, ze_result_t,                                            \
+      (ze_context_handle_t, const void*, ze_memory_allocation_properties_t*, ze_device_handle_t*))
 
 /// The loaded entry points; optional ones may be null. Loaded once per process, never unloaded
 /// (the seed: Level Zero cleanup at shutdown can crash once the driver is gone).

@@ -164,12 +164,33 @@ TEST_F(LevelZeroFake, MemoryIsZeroFilledOrderedAndFreedDeferred) {
 
 TEST_F(LevelZeroFake, WrappedMemoryIsNeverFreed) {
     auto b = make_backend();
-    std::vector<uint8_t> other(64);
-    auto buf = b->wrap_ptr(other.data(), other.size());
+    auto other = b->allocate_array(64);  // device memory another library could hand over
+    auto buf = b->wrap_ptr(reinterpret_cast<void*>(other->address() + 16), 48);
     EXPECT_FALSE(buf->owned());
     std::size_t mark = fake().log.size();
     buf.reset();
     EXPECT_EQ(log_since(mark), "");
+}
+
+// CONTRACT C21 from zeMemGetAllocProperties; host memory cannot be wrapped (a kernel could not
+// read it).
+TEST_F(LevelZeroFake, MemorySpacesComeFromTheDriverAndHostMemoryIsNotWrapped) {
+    auto b = make_backend();
+    auto device = b->allocate_array(64);
+    std::vector<uint8_t> host(64);
+    EXPECT_EQ(b->memory_space(device->address()), "level_zero");
+    EXPECT_EQ(b->memory_space(device->address() + 63), "level_zero");
+    EXPECT_EQ(b->memory_space(reinterpret_cast<std::uint64_t>(host.data())), "cpu");
+    try {
+        b->wrap_ptr(host.data(), host.size());
+        FAIL() << "host memory was wrapped";
+    } catch (const tack::RuntimeError& e) {
+        EXPECT_NE(std::string(e.what()).find("The Level Zero backend wraps device memory only: "
+                                             "pointer 0x"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_NO_THROW(b->wrap_ptr(host.data(), 0)) << "an empty range addresses nothing";
 }
 
 struct Saxpy {

@@ -191,6 +191,18 @@ FAKE(alloc_host)(ze_context_handle_t, const ze_host_mem_alloc_desc_t*, size_t n,
     *p = std::malloc(n);
     return ok();
 }
+FAKE(alloc_props)
+(ze_context_handle_t, const void* p, ze_memory_allocation_properties_t* props,
+ ze_device_handle_t*) {
+    // Device allocations are known by their start and every byte inside them.
+    props->type = ZE_MEMORY_TYPE_UNKNOWN;
+    for (auto& [start, bytes] : g_fake.device) {
+        auto* s = static_cast<const char*>(start);
+        if (p >= start && static_cast<const char*>(p) < s + bytes)
+            props->type = ZE_MEMORY_TYPE_DEVICE;
+    }
+    return ok();
+}
 FAKE(mem_free)(ze_context_handle_t, void* p) {
     if (g_fake.device.erase(p)) g_fake.log.push_back("free");
     std::free(p);
@@ -285,7 +297,7 @@ const runtime::level_zero::ZeApi& fake_api() {
                                      log_destroy,    native_binary,
                                      kernel_create,  group_size,
                                      set_arg,        g_fake.host_sync ? host_sync : nullptr,
-                                     "fake"};
+                                     alloc_props,    "fake"};
     return api;
 }
 

@@ -90,8 +90,9 @@ TEST(LevelZeroLoader, TableListsTheEntryPointsTheSeedUses) {
           "zeKernelSetArgumentValue"})
         EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
     auto optional = l0::ze_optional_functions();
-    ASSERT_EQ(optional.size(), 1u);
+    ASSERT_EQ(optional.size(), 2u);
     EXPECT_EQ(optional[0], "zeCommandListHostSynchronize");
+    EXPECT_EQ(optional[1], "zeMemGetAllocProperties");
 }
 
 TEST(LevelZeroLoader, ResultNames) {
