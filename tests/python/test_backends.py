@@ -252,6 +252,31 @@ def test_an_exportable_field_exports_its_own_memory_for_its_whole_life(backend):
         np.testing.assert_array_equal(np.frombuffer(view, np.float32, 4), [0, 2, 4, 6])
 
 
+# The DLPack device type each backend's fields export (CONTRACT E1; dlpack.h's DLDeviceType).
+_DLPACK_TYPES = {"cpu": 1, "cuda": 2, "hip": 10, "level_zero": 14, "metal": 8}
+
+
+def test_dlpack_round_trip_shares_the_device_memory(backend):
+    """A field exported through DLPack carries the backend's device type (kDLCUDA, kDLROCM, ...)
+    and imports back zero-copy: a write through either is seen through the other, after the
+    launches queued before it. A backend whose memory has no address refuses with BufferError."""
+    f = tack.field(tack.f32, 8)
+    f.from_numpy(np.arange(8, dtype=np.float32))
+    saxpy(f, f, 1.0)  # queued before the export
+    try:
+        capsule = f.__dlpack__()
+    except BufferError as e:
+        assert "cannot be exported through DLPack" in str(e)
+        return
+    kind, ordinal = f.__dlpack_device__()
+    assert kind == _DLPACK_TYPES[backend] and ordinal == 0
+    g = tack.from_dlpack(capsule)
+    np.testing.assert_array_equal(g.to_numpy(), np.arange(8) * 2)
+    g.from_numpy(np.full(8, 3, np.float32))
+    saxpy(g, f, 1.0)  # f = g + f, one array read through both fields
+    np.testing.assert_array_equal(f.to_numpy(), np.full(8, 6))
+
+
 def test_device_pointers_are_told_from_host_memory_and_only_they_are_wrapped(backend):
     """CONTRACT C21: a backend with device memory answers memory_space for its arrays'
     addresses from the driver, and field_from_ptr refuses host memory its kernels cannot read."""
