@@ -1,8 +1,9 @@
-// The CUDA backend. Without a GPU (this machine): the missing driver is explained, and the
-// runtime's own NVRTC path compiles kernels and the reduction sources to PTX that ptxas accepts
-// for sm_90. With a GPU (scripts/gpu_check.sh): differential results against a host reference,
-// queue order, per-launch scalars under four threads, a dispatching thread with no current
-// context, adoption of a context the test makes, reductions, and the disk cache.
+// The CUDA backend: the runtime's own NVRTC path compiles kernels and the reduction sources to
+// PTX that ptxas accepts for sm_90; on a device (a GPU, scripts/gpu_check.sh, or the emulated
+// one of tests/emulated, which ctest names) the shared device suite (results against a host
+// reference, queue order, per-launch scalars under four threads with no current context,
+// reductions, the disk cache, hardware textures) and adoption of a context the test makes.
+// Without either, the missing driver is explained.
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -25,41 +26,14 @@
 #include "runtime/cuda/nvrtc.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 #include "tack/tack.hpp"
+#include "unit/device_suite/device_suite.hpp"
 
 namespace cuda = tack::runtime::cuda;
 namespace cf = tack::codegen::cfamily;
 
 namespace {
 
-constexpr const char* kKernels = R"(import tack
-
-@tack.kernel
-def saxpy(x, y, a):
-    for i in range(x.shape[0]):
-        y[i] = a * x[i] + y[i]
-
-@tack.kernel
-def step(x, s):
-    for i in range(x.shape[0]):
-        x[i] = x[i] * 3 + s
-
-@tack.kernel
-def group_sums(x, out):
-    for i in range(x.shape[0]):
-        s = tack.block_sum(x[i])
-        if tack.thread_id() == 0:
-            out[i // 256] = s
-
-@tack.kernel
-def histogram(x, bins):
-    for i in range(x.shape[0]):
-        tack.atomic_add(bins, int(x[i]) % 16, 1)
-
-@tack.kernel
-def smooth(x, y):
-    for i in range(1, x.shape[0] - 1):
-        y[i] = tack.sqrt(x[i - 1] * x[i - 1] + x[i + 1] * x[i + 1]) / 3.0
-)";
+using tack::device_suite::kKernels;
 
 struct Case {
     const char* kernel;
@@ -81,19 +55,6 @@ std::string cuda_source(const Case& c) {
         shapes[{p, d}] = 4096;
     tack::ir::Kernel k = tack::driver::specialize(lowered, shapes);
     return tack::runtime::gpu::generate(k, cf::cuda_dialect(), {"CUDA", 256, ~0ull}).source;
-}
-
-// Drops the CUDA default device: back to the CPU, or to a fresh CUDA device in a TACK_LLVM=OFF
-// build, which has no CPU backend.
-void leave_device() {
-    try {
-        tack::init("cpu");
-    } catch (const tack::RuntimeError&) {
-        try {
-            tack::init("cuda");
-        } catch (const tack::RuntimeError&) {  // no device at all: nothing to leave
-        }
-    }
 }
 
 bool have_nvrtc(std::string* why) {
@@ -173,129 +134,12 @@ TEST(CudaCompile, OptionsAndVersionWarning) {
 
 // --- with a GPU ---------------------------------------------------------------------------
 
-class Cuda : public ::testing::Test {
+class Cuda : public tack::device_suite::DeviceTest {
   protected:
-    void SetUp() override {
-        try {
-            dev_ = tack::init("cuda");
-        } catch (const tack::RuntimeError& e) {
-            std::string what = e.what();
-            // Without a driver the error explains what is missing.
-            EXPECT_EQ(what.rfind("Cannot initialize 'cuda' backend: ", 0), 0u) << what;
-            GTEST_SKIP() << what;
-        }
-    }
-    void TearDown() override { leave_device(); }
-    tack::Kernel kernel(const char* name) {
-        return tack::Module::from_source(kKernels, "k.py").kernel(name);
-    }
-    tack::Device dev_;
+    Cuda() : DeviceTest("cuda") {}
 };
 
-TEST_F(Cuda, CapabilitiesMatchTheMatrix) {
-    EXPECT_EQ(dev_.name(), "cuda");
-    EXPECT_EQ(dev_.supported_dtypes(), tack::DTypeSet::all());
-    EXPECT_TRUE(dev_.supports_workgroups());
-    EXPECT_TRUE(dev_.supports_device_reductions());
-    EXPECT_EQ(dev_.device_memory_spaces(),
-              (std::vector<std::string>{"cuda", "cuda_pinned", "cuda_managed"}));
-}
-
-TEST_F(Cuda, SaxpyMatchesTheHostReference) {
-    const int n = 100003;
-    std::vector<float> x(n), y(n);
-    for (int i = 0; i < n; ++i) {
-        x[size_t(i)] = 0.25f * float(i % 1000);
-        y[size_t(i)] = 1.0f - float(i % 77);
-    }
-    auto X = tack::Array::from_host(x, {n});
-    auto Y = tack::Array::from_host(y, {n});
-    kernel("saxpy")(X, Y, 1.5f);
-    auto got = Y.to_host<float>();
-    // CONTRACT B20 lets a product inside a sum contract: either rounding is the reference.
-    for (int i = 0; i < n; ++i) {
-        float sep = 1.5f * x[size_t(i)] + y[size_t(i)];
-        float fused = std::fma(1.5f, x[size_t(i)], y[size_t(i)]);
-        ASSERT_TRUE(got[size_t(i)] == sep || got[size_t(i)] == fused) << i;
-    }
-}
-
-TEST_F(Cuda, QueuedLaunchesFillsAndWritesRunInOrder) {
-    tack::Kernel k = kernel("step");
-    const int n = 1 << 16;
-    auto x = tack::zeros(tack::i64, {n});
-    std::uint64_t want = 0;
-    for (std::int64_t s = 0; s < 300; ++s) {
-        if (s == 150) {
-            x.fill(std::int64_t(7));
-            want = 7;
-        }
-        k(x, s % 5 == 0 ? std::int64_t(11) : s);
-        want = want * 3 + std::uint64_t(s % 5 == 0 ? 11 : s);
-    }
-    auto got = x.to_host<std::int64_t>();
-    EXPECT_EQ(std::uint64_t(got[0]), want);
-    EXPECT_EQ(std::uint64_t(got[size_t(n - 1)]), want);
-}
-
-TEST_F(Cuda, FourThreadsKeepTheirOwnScalars) {
-    tack::Kernel k = kernel("step");
-    std::atomic<int> wrong = 0;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < 4; ++t) {
-        threads.emplace_back([&, t] {
-            // A thread that never made the context current: the backend makes it current.
-            for (int j = 0; j < 100; ++j) {
-                auto x = tack::zeros(tack::i64, {4096});
-                k(x, std::int64_t(t * 1000 + j));
-                if (x.to_host<std::int64_t>()[4095] != t * 1000 + j) ++wrong;
-            }
-        });
-    }
-    for (auto& th : threads)
-        th.join();
-    EXPECT_EQ(wrong.load(), 0);
-}
-
-TEST_F(Cuda, ReductionsOnTheDevice) {
-    const int n = 1 << 20;
-    std::vector<float> v(n);
-    double want = 0;
-    for (int i = 0; i < n; ++i) {
-        v[size_t(i)] = float(i % 1024) - 511.5f;
-        want += v[size_t(i)];
-    }
-    auto a = tack::Array::from_host(v, {n});
-    EXPECT_NEAR(a.sum(), want, 1e-3 * n);
-    EXPECT_EQ(a.max(), 511.5);
-    EXPECT_EQ(a.min(), -511.5);
-}
-
-TEST_F(Cuda, CollectivesNeedCompleteGroups) {
-    auto x = tack::zeros(tack::f32, {1000});
-    auto out = tack::zeros(tack::f32, {4});
-    EXPECT_THROW(kernel("group_sums")(x, out), tack::ValueError);
-}
-
-// A new backend (empty in-memory caches) loads the PTX, entry and layout from the disk cache;
-// scripts/gpu_check.sh runs this test in a second process over the first one's cache too.
-TEST_F(Cuda, DiskCacheLoadsPtxWithItsLayout) {
-    tack::Kernel k = kernel("saxpy");
-    auto run = [&] {
-        auto x = tack::Array::from_host(std::vector<float>(4096, 2.0f), {4096});
-        auto y = tack::Array::from_host(std::vector<float>(4096, 1.0f), {4096});
-        k(x, y, 3.0f);
-        return y.to_host<float>()[4095];
-    };
-    EXPECT_EQ(run(), 7.0f);
-    tack::Device second = tack::init("cuda");
-    EXPECT_EQ(run(), 7.0f);
-    auto* b = static_cast<cuda::CudaBackend*>(second.backend().get());
-    std::printf("cuda disk cache: built %zu, loaded %zu\n", b->programs_built(),
-                b->binaries_loaded());
-    EXPECT_EQ(b->programs_built(), 0u);
-    EXPECT_EQ(b->binaries_loaded(), 1u);
-}
+TACK_DEVICE_SUITE(Cuda, "cuda", "cuda", "cuda_pinned", "cuda_managed")
 
 // CONTRACT E7: a context current on the thread that makes the device is adopted and never
 // destroyed or released by Tack.
@@ -326,7 +170,7 @@ TEST(CudaAdopt, AContextTheApplicationMadeIsUsedAndLeftAlive) {
     api->cuCtxGetCurrent(&current);
     EXPECT_EQ(current, mine);
     api->cuCtxSetCurrent(nullptr);
-    leave_device();  // the adopting backend goes away
+    tack::device_suite::leave_device("cuda");  // the adopting backend goes away
     ASSERT_EQ(api->cuCtxSetCurrent(mine), 0);
     cuda::CUdeviceptr p = 0;
     EXPECT_EQ(api->cuMemAlloc_v2(&p, 64), 0) << "the adopted context is still alive";
