@@ -63,13 +63,15 @@ bool pick_gpu(const ZeApi& api, ze_driver_handle_t driver, DeviceHandles& out) {
     if (api.zeDeviceGet(driver, &n, nullptr) != ZE_RESULT_SUCCESS || n == 0) return false;
     std::vector<ze_device_handle_t> devices(n);
     if (api.zeDeviceGet(driver, &n, devices.data()) != ZE_RESULT_SUCCESS) return false;
-    for (ze_device_handle_t d : devices) {
+    for (uint32_t i = 0; i < n; ++i) {
+        ze_device_handle_t d = devices[i];
         ze_device_properties_t props{};
         props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
         if (api.zeDeviceGetProperties(d, &props) != ZE_RESULT_SUCCESS) continue;
         if (props.type != ZE_DEVICE_TYPE_GPU) continue;
         out.driver = driver;
         out.device = d;
+        out.ordinal = i;
         return true;
     }
     return false;

@@ -48,6 +48,7 @@ struct DeviceHandles {
     ze_driver_handle_t driver = nullptr;
     ze_device_handle_t device = nullptr;
     ze_context_handle_t context = nullptr;
+    uint32_t ordinal = 0;   // the device's index among its driver's (DLPack's device id)
     bool external = false;  // adopted: never destroyed
 };
 

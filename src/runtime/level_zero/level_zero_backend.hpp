@@ -54,6 +54,13 @@ class LevelZeroBackend final : public Backend {
     /// zeMemGetAllocProperties: "level_zero" for device and shared allocations of the
     /// backend's context, "cpu" for anything else (host allocations included, CONTRACT C21).
     std::string memory_space(std::uint64_t address) const override;
+    /// CONTRACT E1: Level Zero device memory in (PyTorch XPU, dpctl), kDLOneAPI out; host
+    /// tensors are refused (a kernel could not read them), not wrapped as device memory.
+    std::vector<int> dlpack_imports() const override { return {kDLOneAPI}; }
+    std::pair<int, int> dlpack_device() const override {
+        return {kDLOneAPI, int(handles_.ordinal)};
+    }
+    static constexpr int kDLOneAPI = 14;
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;

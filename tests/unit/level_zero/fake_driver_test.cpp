@@ -176,6 +176,9 @@ TEST_F(LevelZeroFake, WrappedMemoryIsNeverFreed) {
 // read it).
 TEST_F(LevelZeroFake, MemorySpacesComeFromTheDriverAndHostMemoryIsNotWrapped) {
     auto b = make_backend();
+    // DLPack: kDLOneAPI (14) out and in; host tensors (kDLCPU) are not wrapped.
+    EXPECT_EQ(b->dlpack_device(), (std::pair<int, int>{14, 0}));
+    EXPECT_EQ(b->dlpack_imports(), std::vector<int>{14});
     auto device = b->allocate_array(64);
     std::vector<uint8_t> host(64);
     EXPECT_EQ(b->memory_space(device->address()), "level_zero");
