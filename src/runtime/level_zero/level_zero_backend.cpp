@@ -99,6 +99,7 @@ bool LevelZeroBackend::fill_array(Buffer& buffer, const void* pattern, std::size
     bool power_of_two = elem_size != 0 && (elem_size & (elem_size - 1)) == 0;
     if (!power_of_two || elem_size > info_.max_fill_pattern) return false;
     queue_.fill(reinterpret_cast<void*>(buffer.address()), pattern, elem_size, elem_size * count);
+    if (buffer.shared()) synchronize();  // its owner may read it now, as on CUDA and HIP
     return true;
 }
 

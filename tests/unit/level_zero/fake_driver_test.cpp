@@ -167,7 +167,16 @@ TEST_F(LevelZeroFake, WrappedMemoryIsNeverFreed) {
     auto other = b->allocate_array(64);  // device memory another library could hand over
     auto buf = b->wrap_ptr(reinterpret_cast<void*>(other->address() + 16), 48);
     EXPECT_FALSE(buf->owned());
+    // A fill of memory another library owns completes before returning (it may read it now);
+    // an ordinary array's fill is only queued.
+    std::uint32_t seven = 7;
     std::size_t mark = fake().log.size();
+    ASSERT_TRUE(b->fill_array(*buf, &seven, 4, 12));
+    EXPECT_EQ(log_since(mark), "fill barrier sync");
+    mark = fake().log.size();
+    ASSERT_TRUE(b->fill_array(*other, &seven, 4, 16));
+    EXPECT_EQ(log_since(mark), "fill barrier");
+    mark = fake().log.size();
     buf.reset();
     EXPECT_EQ(log_since(mark), "");
 }
