@@ -3,6 +3,7 @@
 // launch limits, the artifact encoding) are tested separately.
 #include "codegen/cfamily/emitter.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/result.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/level_zero/module.hpp"
 
@@ -36,7 +37,17 @@ class L0Variant final : public Variant {
     LoadedModule module_;
     Artifact artifact_;
     std::vector<void*> packs_;
+    std::shared_ptr<const ir::Kernel> result_kernel_;  // DECISIONS G7: kernels with a `return`
 };
+
+namespace {
+
+std::shared_ptr<const Variant> with_result(std::shared_ptr<L0Variant> v, const ir::Kernel& k) {
+    if (k.result) v->result_kernel_ = std::make_shared<ir::Kernel>(k);
+    return v;
+}
+
+}  // namespace
 
 namespace {
 
@@ -63,8 +74,9 @@ std::shared_ptr<const Variant> LevelZeroBackend::build_variant(const ir::Kernel&
                                             options_, gen.abi.entry, gen.source);
     Artifact artifact{native_binary(api_, module.module), std::move(spv.spirv)};
     auto self = std::static_pointer_cast<LevelZeroBackend>(shared_from_this());
-    return std::make_shared<L0Variant>(self, kernel.name, std::move(gen.abi), module,
-                                       std::move(artifact));
+    return with_result(std::make_shared<L0Variant>(self, kernel.name, std::move(gen.abi), module,
+                                                   std::move(artifact)),
+                       kernel);
 }
 
 std::vector<std::uint8_t> LevelZeroBackend::variant_artifact(const Variant& variant) const {
@@ -88,8 +100,9 @@ std::shared_ptr<const Variant> LevelZeroBackend::load_variant(std::span<const st
                                    options_, gen.abi.entry, gen.source);
     }
     auto self = std::static_pointer_cast<LevelZeroBackend>(shared_from_this());
-    return std::make_shared<L0Variant>(self, kernel.name, std::move(gen.abi), *module,
-                                       std::move(*artifact));
+    return with_result(std::make_shared<L0Variant>(self, kernel.name, std::move(gen.abi), *module,
+                                                   std::move(*artifact)),
+                       kernel);
 }
 
 void LevelZeroBackend::execute(const Variant&, const std::uint64_t*, std::int64_t) {
@@ -97,8 +110,18 @@ void LevelZeroBackend::execute(const Variant&, const std::uint64_t*, std::int64_
 }
 
 void LevelZeroBackend::dispatch(const Variant& variant, const LaunchArgs& args, void* result) {
-    if (args.total > 0) launch(static_cast<const L0Variant&>(variant), args);
-    if (result) evaluate_result(variant, args.slots, result);
+    const auto& v = static_cast<const L0Variant&>(variant);
+    if (args.total > 0) launch(v, args);
+    if (!result) return;
+    // The result reads device memory after the launch, through the queue (it waits first).
+    if (!v.result_kernel_) throw RuntimeError("the compiled kernel has no result");
+    gpu::ResultInputs in{
+        v.result_kernel_.get(), args.slots,
+        [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
+            auto* base = reinterpret_cast<const std::uint8_t*>(args.buffers[param]->address());
+            queue_.download(dst, base + offset, bytes);
+        }};
+    gpu::evaluate_result(in, result);
 }
 
 void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {

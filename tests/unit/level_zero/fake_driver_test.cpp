@@ -229,6 +229,31 @@ void run(Saxpy& s, float a, int64_t n) {
     s.b->dispatch(*s.v, {slots, buffers, n}, nullptr);
 }
 
+// DECISIONS G7 on Level Zero: `return y[0]` after the loop is read from device memory once the
+// launch has run (it raised NotImplementedError).
+TEST_F(LevelZeroFake, AKernelReturnsAValueReadAfterItsLaunch) {
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    auto b = make_backend();
+    ir::Kernel k = saxpy();
+    k.result = Load::make(k.params[1].buffer, IntImm::make_i64(3));
+    auto v = b->load_variant(source_artifact(k), k, {});
+    auto x = b->allocate_array(16), y = b->allocate_array(16);
+    float ones[4] = {1, 1, 1, 1}, base[4] = {10, 20, 30, 40};
+    x->write(0, ones, 16);
+    y->write(0, base, 16);
+    uint32_t two;
+    float a = 2.0f;
+    std::memcpy(&two, &a, 4);
+    uint64_t slots[] = {x->address(), y->address(), two};
+    const runtime::Buffer* buffers[] = {x.get(), y.get(), nullptr};
+    std::uint64_t out = 0;
+    b->dispatch(*v, {slots, buffers, 4}, &out);
+    float got;
+    std::memcpy(&got, &out, 4);
+    EXPECT_EQ(got, 42.0f) << fake().launch_error;
+}
+
 TEST_F(LevelZeroFake, LaunchRunsTheKernelInOrder) {
     std::string why;
     if (!opencl_available(&why)) GTEST_SKIP() << why;
