@@ -156,8 +156,7 @@ nb::object read_into_numpy(const Field& f, const Extents& shape) {
     {
         BufferView view(out, true);
         nb::gil_scoped_release release;
-        f.array.buffer()->backend().synchronize();
-        f.array.buffer()->read(storage_offset(f.array), view.data(), f.array.nbytes());
+        f.array.buffer()->read_in_order(storage_offset(f.array), view.data(), f.array.nbytes());
     }
     return out;
 }
@@ -315,9 +314,8 @@ nb::object getitem(const Field& f, nb::handle index) {
     nb::object out = numpy().attr("empty")(to_tuple(f.elem_dims), numpy_name(f.array.dtype()));
     BufferView view(out, true);
     size_t elem = static_cast<size_t>(size_bytes(f.array.dtype()));
-    f.array.buffer()->backend().synchronize();
-    f.array.buffer()->read(storage_offset(f.array) + static_cast<size_t>(flat * n) * elem,
-                           view.data(), static_cast<size_t>(n) * elem);
+    f.array.buffer()->read_in_order(storage_offset(f.array) + static_cast<size_t>(flat * n) * elem,
+                                    view.data(), static_cast<size_t>(n) * elem);
     return out;
 }
 
@@ -361,8 +359,7 @@ nb::object concat(nb::handle fields) {
     std::vector<unsigned char> tmp;
     for (const Field* f : parts) {
         tmp.resize(f->array.nbytes());
-        f->array.buffer()->backend().synchronize();
-        f->array.buffer()->read(storage_offset(f->array), tmp.data(), tmp.size());
+        f->array.buffer()->read_in_order(storage_offset(f->array), tmp.data(), tmp.size());
         out.array.buffer()->write(at, tmp.data(), tmp.size());
         at += tmp.size();
     }

@@ -255,8 +255,7 @@ void Array::check_host_type(DType requested, const char* what) const {
 }
 
 void Array::read_bytes(void* dst, size_t nbytes) const {
-    buffer_->backend().synchronize();
-    buffer_->read(0, dst, nbytes);
+    buffer_->read_in_order(0, dst, nbytes);
 }
 
 void Array::write_bytes(const void* src, size_t count) const {
@@ -333,8 +332,7 @@ Scalar Array::at(std::span<const int64_t> index) const {
     }
     Scalar s{dtype_, 0};
     auto elem = static_cast<size_t>(size_bytes(dtype_));
-    buffer_->backend().synchronize();
-    buffer_->read(static_cast<size_t>(flat) * elem, &s.bits, elem);  // little-endian hosts
+    buffer_->read_in_order(static_cast<size_t>(flat) * elem, &s.bits, elem);  // little-endian
     return s;
 }
 

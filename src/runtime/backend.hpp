@@ -66,14 +66,20 @@ class Buffer {
     /// Host <-> storage copies (byte offsets). The defaults copy through host_ptr().
     virtual void write(std::size_t offset, const void* src, std::size_t n);
     virtual void read(std::size_t offset, void* dst, std::size_t n) const;
-    /// True where write() is queued behind the launches already queued, from a copy of the
-    /// source taken before it returns (CUDA's and HIP's staged uploads, Level Zero's staging
-    /// memory); false where it copies at once, so a host write must wait for the queue first.
-    virtual bool queues_writes() const { return false; }
+    /// True where write() and read() are copies in order with the queued launches: a write
+    /// queued behind them from a copy of the source taken before it returns (CUDA's and HIP's
+    /// staged uploads, Level Zero's staging memory), a read that waits for what was queued
+    /// before it (and raises a queued launch's error); false where they copy at once, so the
+    /// caller waits for the queue first.
+    virtual bool copies_in_queue_order() const { return false; }
     /// A host write in program order (the seed's queued from_numpy): it waits for the queue
     /// only where write() copies at once, and completes before returning where the memory is
     /// shared with another library, which may read it with no Tack call in between.
     void write_in_order(std::size_t offset, const void* src, std::size_t n);
+    /// A host read after everything queued before it: where read() waits by itself it is the
+    /// only wait (Level Zero's waits on a marker outside the launch lock, so other threads keep
+    /// launching; a full synchronize would hold it).
+    void read_in_order(std::size_t offset, void* dst, std::size_t n) const;
 
   protected:
     Buffer(std::shared_ptr<Backend> backend, std::uint64_t address, void* host, std::size_t nbytes,

@@ -47,10 +47,16 @@ void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
 }
 
 void Buffer::write_in_order(std::size_t offset, const void* src, std::size_t n) {
-    const bool queued = queues_writes();
+    const bool queued = copies_in_queue_order();
     if (!queued) backend().synchronize();
     write(offset, src, n);
     if (queued && shared()) backend().synchronize();
+}
+
+void Buffer::read_in_order(std::size_t offset, void* dst, std::size_t n) const {
+    // An empty read still waits: it is where a queued launch's error surfaces (G9).
+    if (!copies_in_queue_order() || n == 0) backend().synchronize();
+    read(offset, dst, n);
 }
 
 void Buffer::read(std::size_t offset, void* dst, std::size_t n) const {

@@ -40,7 +40,7 @@ class CuBuffer final : public Buffer {
         if (owned() && !vmm) cuda().free(address());
     }
     const std::shared_ptr<VmmAllocation> vmm;
-    bool queues_writes() const override { return true; }
+    bool copies_in_queue_order() const override { return true; }
     void write(std::size_t offset, const void* src, std::size_t n) override {
         cuda().upload(address() + offset, src, n);
     }

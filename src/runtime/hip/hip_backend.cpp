@@ -42,7 +42,7 @@ class HipBuffer final : public Buffer {
     ~HipBuffer() override {
         if (owned()) hip().release(reinterpret_cast<void*>(address()), nbytes());
     }
-    bool queues_writes() const override { return true; }
+    bool copies_in_queue_order() const override { return true; }
     void write(std::size_t offset, const void* src, std::size_t n) override {
         hip().upload(reinterpret_cast<char*>(address()) + offset, src, n);
     }

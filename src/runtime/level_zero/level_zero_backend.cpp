@@ -21,7 +21,7 @@ class L0Buffer final : public Buffer {
         if (owned()) l0().queue().free(ptr());
     }
 
-    bool queues_writes() const override { return true; }
+    bool copies_in_queue_order() const override { return true; }
     void write(std::size_t offset, const void* src, std::size_t n) override {
         l0().queue().upload(ptr() + offset, src, n);
     }
