@@ -197,7 +197,7 @@ hipError_t hipDeviceGetAttribute(int* v, hipDeviceAttribute_t attr, int d) {
 hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int d) {
     if (d != 0) return hipErrorInvalidDevice;
     std::memset(p, 0, sizeof *p);
-    hipDeviceGetName(p->name, sizeof p->name, 0);
+    (void)hipDeviceGetName(p->name, sizeof p->name, 0);
     std::snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s:sramecc+:xnack-", kArch);
     p->totalGlobalMem = Memory::get().capacity();
     p->maxThreadsPerBlock = int(tack_emu::kMaxBlock);
