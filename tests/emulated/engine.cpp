@@ -386,14 +386,23 @@ std::string compiler() {
     return TACK_EMU_DEFAULT_CXX;
 }
 
-const std::vector<std::string>& compile_flags() {
+// How a module is compiled; the include flags are added where it is compiled (they name this
+// checkout's folders, so they stay out of the cache key: the headers' text is in it instead).
+const std::vector<std::string>& code_flags() {
     static const std::vector<std::string> flags = {
         "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
         // Exact products and sums (the vendor options --fmad / -ffp-contract=on only permit
         // contraction), IEEE division and square root, denormals kept.
-        "-ffp-contract=off", "-fno-math-errno", "-w", "-I" TACK_EMU_INCLUDE_DIR, "-include",
-        TACK_EMU_INCLUDE_DIR "/tack_emu_kernel.h"};
+        "-ffp-contract=off", "-fno-math-errno", "-w"};
     return flags;
+}
+
+// The device headers a module compiles against, as the cache key sees them.
+const std::string& headers_text() {
+    static const std::string text = read_file(TACK_EMU_INCLUDE_DIR "/tack_emu_kernel.h") +
+                                    read_file(TACK_EMU_INCLUDE_DIR "/tack_emu_abi.h") +
+                                    read_file(TACK_EMU_INCLUDE_DIR "/hip/hip_runtime.h");
+    return text;
 }
 
 std::atomic<unsigned> g_temp_counter{0};
@@ -467,24 +476,25 @@ thread_local FiberState* t_fibers = nullptr;
 }  // namespace
 
 std::unique_ptr<Module> Module::load(const std::string& source, std::string* why) {
-    static const std::string header = read_file(TACK_EMU_INCLUDE_DIR "/tack_emu_kernel.h");
     std::string text = source + "\n";
     bool barrier = source.find("__syncthreads") != std::string::npos;
     for (const std::string& name : entry_names(source))
         text += "TACK_EMU_KERNEL(" + name + ", " + (barrier ? "1" : "0") + ")\n";
     std::string key = compiler();
-    for (const std::string& f : compile_flags())
+    for (const std::string& f : code_flags())
         key += " " + f;
     std::string dir = cache_dir();
-    std::string so = dir + "/" + content_hash(key + "\n" + header + "\n" + text) + ".so";
+    std::string so = dir + "/" + content_hash(key + "\n" + headers_text() + "\n" + text) + ".so";
     if (access(so.c_str(), F_OK) != 0) {
         std::string src = temp_name(dir + "/module") + ".cpp";
         std::ofstream(src, std::ios::binary) << text;
         std::string out = temp_name(so);
         std::vector<std::string> argv = {compiler()};
-        for (const std::string& f : compile_flags())
+        for (const std::string& f : code_flags())
             argv.push_back(f);
-        argv.insert(argv.end(), {"-x", "c++", src, "-o", out});
+        argv.insert(argv.end(),
+                    {"-I" TACK_EMU_INCLUDE_DIR, "-include",
+                     TACK_EMU_INCLUDE_DIR "/tack_emu_kernel.h", "-x", "c++", src, "-o", out});
         std::string log;
         bool ok = run_tool(argv, &log);
         unlink(src.c_str());
