@@ -22,25 +22,7 @@ namespace cf = tack::codegen::cfamily;
 
 namespace {
 
-constexpr const char* kKernels = R"(import tack
-
-@tack.kernel
-def saxpy(x, y, a):
-    for i in range(x.shape[0]):
-        y[i] = a * x[i] + y[i]
-
-@tack.kernel
-def group_sums(x, out):
-    for i in range(x.shape[0]):
-        s = tack.block_sum(x[i])
-        if tack.thread_id() == 0:
-            out[i // 256] = s
-
-@tack.kernel
-def histogram(x, bins):
-    for i in range(x.shape[0]):
-        tack.atomic_add(bins, int(x[i]) % 16, 1)
-)";
+using tack::device_suite::kKernels;  // saxpy, group_sums, histogram, ...
 
 std::string hip_source(const char* kernel, const char* args) {
     auto file = std::make_shared<tack::diag::SourceFile>("k.py", kKernels);
