@@ -307,6 +307,8 @@ def main():
     ap.add_argument("--no-reduce", action="store_true")
     ap.add_argument("--lanes", action="store_true",
                     help="the CPU only, SIMD lanes forced on against off: bit-identical outputs")
+    ap.add_argument("--self-check-batches", type=int, default=10,
+                    help="batches of 10 programs per mutated oracle in --self-check")
     ap.add_argument("--self-check", action="store_true",
                     help="negative control: a reference that wraps only at the stores and one "
                          "that rounds products up must each disagree with the backends")
@@ -389,7 +391,7 @@ def self_check(args):
     for name, patch in [("int_binop", late_wrap), ("float_binop", drifting)]:
         setattr(P, name, patch)
         caught = 0
-        for seed in range(args.seed, args.seed + 10):
+        for seed in range(args.seed, args.seed + args.self_check_batches):
             batch = P.Batch(seed, 10, FEATURES)
             try:
                 res = run_programs(batch, batch.programs, "cpu", fused=False)
@@ -397,7 +399,8 @@ def self_check(args):
                 res = {"x": "reference failed"}  # a wrapped-late value can break the reference
             caught += sum(1 for m in res.values() if m)
         setattr(P, name, int_binop if name == "int_binop" else float_binop)
-        print(f"difftest self-check: mutated {name}: {caught}/100 programs disagree")
+        print(f"difftest self-check: mutated {name}: {caught}/{10 * args.self_check_batches}"
+              " programs disagree")
         ok &= caught > 0
     return 0 if ok else 1
 
