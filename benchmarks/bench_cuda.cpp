@@ -125,9 +125,9 @@ int main() {
     std::string ptx = tiny_ptx(&entry);
     auto code = b.load({ptx.begin(), ptx.end()}, entry, "tiny");
     auto fn = static_cast<cuda::CUfunction>(code.function);
-    cuda::CUdeviceptr pack = b.allocate(4);
+    cuda::CUdeviceptr pack = b.allocate_block(4);
     float two = 2.0f;
-    b.upload(pack, &two, 4);
+    b.copy_in(pack, &two, 4);
     cuda::CUdeviceptr ptr = small.address();
     long long count = 256;
     void* params[] = {&ptr, &pack, &count};
@@ -139,7 +139,7 @@ int main() {
     std::printf("launch overhead: Tack %.2f us, raw cuLaunchKernel %.2f us, ratio %.2f\n", tack_us,
                 raw_us, tack_us / raw_us);
     bad += small.to_host<float>()[0] != 2.0f;
-    b.free(pack);
+    b.release_block(pack, 4);
     b.unload(code);
     std::printf("bench_cuda: %s\n", bad ? "WRONG RESULTS" : "results correct");
     return bad ? 1 : 0;

@@ -362,11 +362,15 @@ class Array {
     /// Whether kernels receive this array as a 3-D texture (CONTRACT A39): f32 storage of
     /// shape (D, H, W), x fastest, that kernels read only through `tex.sample(u, v, w)`.
     bool is_texture() const { return texture_; }
-    /// A texture view of a rank-3 f32 array (ValueError otherwise). A texture is a snapshot
-    /// (A39): a device that samples in hardware makes its image from this storage at the first
-    /// launch that samples it and keeps it with the storage, so view storage nothing writes
-    /// afterwards (a copy(), as tack.texture3d does).
+    /// A texture of a rank-3 f32 array (ValueError otherwise). A texture is a snapshot (A39): a
+    /// device that samples in hardware (CUDA, HIP) makes its image from this storage now and
+    /// the texture holds the image alone; elsewhere it is a view of this storage, so view
+    /// storage nothing writes afterwards, or use texture_snapshot().
     Array as_texture() const;
+    /// A texture that later writes to this array never reach, as tack.texture3d makes: the
+    /// device's image where it samples in hardware (one copy of the texels), else a view of a
+    /// copy().
+    Array texture_snapshot() const;
     /// A view of the same storage as `elements`-shaped vectors (elem_dims = {n}) or matrices
     /// ({n, m}); `elements` may be empty (a single vector). ValueError on a size mismatch.
     Array with_elements(std::span<const std::int64_t> elements,

@@ -1,11 +1,14 @@
 // tack.Device, tack.device(), tack.init() and tack.sync() over the core's device registry.
 // Argument and error policy (TACK_NO_REINIT, unavailable backends) lives in tack/_devices.py;
 // this file converts options and calls the C++ API.
+#include <nanobind/stl/pair.h>
+
 #include <atomic>
 
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/debug_mode.hpp"
+#include "runtime/targets.hpp"
 
 namespace tack::python {
 
@@ -122,6 +125,13 @@ void init_devices(nb::module_& m) {
     });
     m.def("_device_used", [] { return g_device_used.load(); });
     m.def("_available_backends", &tack::available_backends);
+    // Every target's name and install hint (runtime/targets.cpp), for tack's device errors.
+    m.def("_target_hints", [] {
+        std::vector<std::pair<std::string, std::string>> rows;
+        for (const runtime::Target& t : runtime::targets())
+            rows.emplace_back(t.name, t.install_hint);
+        return rows;
+    });
     // tack.debug(): the calling thread's override (-1 follows the device), the previous returned.
     m.def("_exchange_thread_debug", &runtime::exchange_thread_debug, nb::arg("state"));
     m.def("_sync", [] {

@@ -434,7 +434,7 @@ nb::object texture_storage_of(const Field& source, int64_t w, int64_t h, int64_t
     Field t;
     {
         nb::gil_scoped_release release;
-        t.array = source.array.copy().reshape(Shape{d, h, w});
+        t.array = source.array.reshape(Shape{d, h, w}).texture_snapshot();
     }
     t.shape = t.elements = Extents{d, h, w};
     t.texture = true;

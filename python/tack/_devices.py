@@ -12,20 +12,11 @@ hip = "hip"
 level_zero = "level_zero"
 opencl = "opencl"
 
-# The architectures the public contract and DECISIONS name; one this build lacks is
-# "unavailable" (with what is missing), not "unknown".
-_CONTRACT_ARCHS = ("cpu", "cuda", "hip", "level_zero", "metal", "opencl")
-
-# Each hint starts with "Requires", the word the public tests look for.
-_HINTS = {
-    "cpu": "The CPU backend is part of every build; check the LLVM installation.",
-    "cuda": "Requires an NVIDIA driver (libcuda.so) and NVRTC for the CUDA backend.",
-    "hip": "Requires ROCm (libamdhip64.so and hipRTC) and an AMD GPU for the HIP backend.",
-    "level_zero": "Requires the system libraries libze_loader.so (a Level Zero driver) and "
-    "libocloc.so for the Level Zero backend; no pip package installs them.",
-    "metal": "The Metal backend runs on macOS only.",
-    "opencl": "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend.",
-}
+# Every architecture the core can generate code for, with its install hint (one table in the
+# core: src/runtime/targets.cpp). One this build lacks is "unavailable" (with what is missing),
+# not "unknown". Each hint starts with "Requires", the word the public tests look for.
+_HINTS = dict(_tack._target_hints())
+_CONTRACT_ARCHS = tuple(_HINTS)
 
 _OFF = ("", "0", "false", "no", "off")
 

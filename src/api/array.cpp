@@ -221,9 +221,22 @@ Array Array::as_texture() const {
         throw ValueError("a texture views an f32 array of shape (D, H, W), got " +
                          std::string(name(dtype_)) + " " + shape_.to_string());
     }
+    if (texture_) return *this;  // an image already, or a view
+    if (!buffer_) throw ValueError("as_texture() on an empty Array handle");
+    std::array<std::int64_t, 3> whd{shape_[2], shape_[1], shape_[0]};
+    if (auto image = buffer_->backend().make_texture_image(*buffer_, address_, whd)) {
+        Array out = make(std::move(image), dtype_, shape_, false);
+        out.texture_ = true;
+        return out;
+    }
     Array view = *this;
     view.texture_ = true;
     return view;
+}
+
+Array Array::texture_snapshot() const {
+    Array tex = as_texture();
+    return tex.buffer_ != buffer_ ? tex : copy().as_texture();
 }
 
 Array Array::with_elements(std::span<const int64_t> elements,

@@ -1,9 +1,10 @@
 #pragma once
 // The Backend contract every device implements (seed "The Backend contract", CONTRACT E2).
 //
-// A backend declares its capabilities instead of being probed; the two derived capabilities
-// (supports_f64, supported_atomic_dtypes) are computed here from the declared ones so they can
-// never disagree with supported_dtypes. Shared code (dispatch, arrays, the device registry)
+// A backend declares its capabilities instead of being probed: its row of the target table
+// (runtime/targets.cpp), narrowed by the device. The two derived capabilities (supports_f64,
+// supported_atomic_dtypes) are computed here from the declared ones so they can never disagree
+// with supported_dtypes. Shared code (dispatch, arrays, the device registry)
 // reads these attributes and never branches on a backend's name.
 //
 // Required: allocate_array, wrap_ptr, build_variant + execute (the seed's execute() split in
@@ -35,6 +36,7 @@ struct Kernel;
 namespace tack::runtime {
 
 class Backend;
+struct Target;  // runtime/targets.hpp
 
 /// Array reductions a device may run natively (same order as codegen::cfamily::ReduceOp).
 enum class ReduceKind { Sum, Min, Max };
@@ -150,8 +152,7 @@ using BackendFactory = std::shared_ptr<Backend> (*)(const DeviceOptions& options
 
 /// What the registry knows about a backend before constructing one.
 struct BackendEntry {
-    std::string_view name;          // "cpu"
-    std::string_view display_name;  // "CPU"
+    std::string_view name;  // "cpu": its row of runtime/targets.cpp holds the rest
     std::span<const std::string_view> device_options;
     BackendFactory create;
 };
@@ -161,14 +162,19 @@ class Backend : public std::enable_shared_from_this<Backend> {
     virtual ~Backend() = default;
 
     // --- capabilities -------------------------------------------------------------------
+    // The defaults answer the backend's row of the target table (runtime/targets.cpp); a
+    // device overrides one only to narrow it (OpenCL without fp64, say).
     virtual const BackendEntry& entry() const = 0;
     std::string_view name() const { return entry().name; }
-    std::string_view display_name() const { return entry().display_name; }
+    /// "CPU": the row's, or the name of a backend outside the table (a test's fake).
+    std::string_view display_name() const;
     std::span<const std::string_view> device_options() const { return entry().device_options; }
-    virtual DTypeSet supported_dtypes() const = 0;
+    /// This backend's row of the target table.
+    const Target& target() const;
+    virtual DTypeSet supported_dtypes() const;
     /// This target's row of the atomic table (ATOMIC_DTYPES); see supported_atomic_dtypes.
-    virtual DTypeSet target_atomic_dtypes() const = 0;
-    virtual bool supports_device_reductions() const { return false; }
+    virtual DTypeSet target_atomic_dtypes() const;
+    virtual bool supports_device_reductions() const;
     /// CONTRACT C14/E4: reduces the first `count` (> 0) elements of `buffer` on the device, or
     /// nullopt to have the caller reduce on the host (the default, and what a backend answers
     /// for dtypes it does not reduce natively).
@@ -176,17 +182,19 @@ class Backend : public std::enable_shared_from_this<Backend> {
                                                std::int64_t count, ReduceKind op) {
         return std::nullopt;
     }
-    virtual bool supports_workgroups() const { return false; }
-    virtual std::vector<std::string> device_memory_spaces() const { return {}; }
+    virtual bool supports_workgroups() const;
+    std::vector<std::string> device_memory_spaces() const;
     /// CONTRACT C21: where `address` lives as this backend sees it ("cpu", or one of
     /// device_memory_spaces()). Never fails: an address no driver knows is "cpu".
     virtual std::string memory_space(std::uint64_t address) const { return "cpu"; }
     /// DLPack device types (DLDeviceType codes) whose memory wrap_ptr takes without copying
-    /// (CONTRACT E1): host memory by default (kDLCPU, kDLCUDAHost, kDLROCMHost).
-    virtual std::vector<int> dlpack_imports() const { return {1, 3, 11}; }
-    /// The DLPack device type of this backend's arrays on export (kDLCPU by default; a
-    /// device-memory backend exports device pointers) and its device ordinal.
-    virtual std::pair<int, int> dlpack_device() const { return {1, 0}; }
+    /// (CONTRACT E1; host memory on the CPU and OpenCL).
+    std::vector<int> dlpack_imports() const;
+    /// The DLPack device type of this backend's arrays on export (the row's) and its device
+    /// ordinal.
+    std::pair<int, int> dlpack_device() const;
+    /// The device's ordinal among its driver's devices.
+    virtual int device_ordinal() const { return 0; }
     /// Whether calls whose written arrays overlap no other array get a `noalias` variant.
     virtual bool specializes_disjoint() const { return false; }
     /// Whether launches on this device compile and run debug variants (DECISIONS "Debug mode"):
@@ -200,6 +208,16 @@ class Backend : public std::enable_shared_from_this<Backend> {
     /// its key records it; never a rejection). The default is the target's row in
     /// runtime/targets.cpp; a device may only narrow it.
     virtual bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const;
+
+    /// CONTRACT A39: where this device samples a texture of extents `whd` in hardware, the
+    /// texture made from the f32 texels at `address` in `source` (this backend's; (D, H, W), x
+    /// fastest): the device's image alone, copied in queue order, so a texture holds one copy.
+    /// Kernels sample it; nothing reads or writes it. nullptr (the default, and software
+    /// sampling): the texture is a view of linear storage.
+    virtual std::shared_ptr<Buffer> make_texture_image(const Buffer& source, std::uint64_t address,
+                                                       const std::array<std::int64_t, 3>& whd) {
+        return nullptr;
+    }
 
     bool supports_f64() const { return supported_dtypes().contains(DType::f64); }
     DTypeSet supported_atomic_dtypes() const { return target_atomic_dtypes() & supported_dtypes(); }

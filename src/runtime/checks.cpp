@@ -56,33 +56,40 @@ std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args) {
 }
 
 void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::ArgType>& sig,
-                  const Backend& backend) {
+                  const Capabilities& caps) {
     for (size_t i = 0; i < sig.size(); ++i) {
-        if (!sig[i].is_array || backend.supported_dtypes().contains(sig[i].dtype)) continue;
+        if (!sig[i].is_array || caps.dtypes.contains(sig[i].dtype)) continue;
         throw TypeError(who(fn) + ": parameter '" + fn.params[i].name + "' has dtype " +
                         dtype_text(sig[i].dtype) + ", which is not supported on " +
-                        std::string(backend.display_name()) +
-                        ". Supported dtypes: " + to_string(backend.supported_dtypes()));
+                        std::string(caps.display_name) +
+                        ". Supported dtypes: " + to_string(caps.dtypes));
     }
 }
 
 std::string workgroup_error(const frontend::FunctionDef& fn, const KernelFacts& facts,
-                            const Backend& backend) {
-    if (facts.workgroup_uses.empty() || backend.supports_workgroups()) return "";
+                            const Capabilities& caps) {
+    if (facts.workgroup_uses.empty() || caps.workgroups) return "";
     const WorkgroupUse& first = facts.workgroup_uses.front();
-    return who(fn) + ": " + std::string(backend.display_name()) +
+    return who(fn) + ": " + std::string(caps.display_name) +
            " backend does not support workgroup execution required by " + construct_list(facts) +
            " (" + first.construct + " at line " + std::to_string(first.line) +
            "). Use `local_array` or `local_array_like` for per-iteration scratch memory.";
 }
 
 void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& facts,
-                         const Backend& backend) {
+                         const Capabilities& caps) {
     for (const auto& a : facts.atomics) {
-        if (backend.supported_atomic_dtypes().contains(a.dtype)) continue;
-        throw TypeError(who(fn) + ": " + std::string(backend.name()) + " " + atomic_op_name(a.op) +
+        if (caps.atomics.contains(a.dtype)) continue;
+        throw TypeError(who(fn) + ": " + std::string(caps.name) + " " + atomic_op_name(a.op) +
                         " does not support target dtype " + dtype_text(a.dtype));
     }
+}
+
+void check_lowered(const frontend::FunctionDef& fn, const ir::Kernel& lowered,
+                   const Capabilities& caps) {
+    KernelFacts facts = collect_facts(lowered);
+    if (std::string e = workgroup_error(fn, facts, caps); !e.empty()) throw NotImplementedError(e);
+    check_atomic_dtypes(fn, facts, caps);
 }
 
 void check_atomic_alignment(const frontend::FunctionDef& fn, const KernelFacts& facts,

@@ -1,7 +1,8 @@
 #pragma once
-// The checks one call makes against a backend's declared capabilities, shared by dispatch
-// (kernel_impl.cpp) and inspection (inspect.cpp) so both reject the same calls with the same
-// messages. Each throws the public tack:: exception the contract names.
+// The checks one call makes against a device's declared capabilities, shared by dispatch
+// (kernel_impl.cpp), inspection (inspect.cpp) and tackc (a target's row, no device) so all
+// three reject the same kernels with the same messages. Each throws the public tack::
+// exception the contract names.
 
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 #include "frontend/ast.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/ir_facts.hpp"
+#include "runtime/targets.hpp"
 #include "sema/sema.hpp"
 
 namespace tack::runtime {
@@ -24,17 +26,22 @@ std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args);
 
 /// CONTRACT D8: TypeError for an array argument whose dtype the backend does not support.
 void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::ArgType>& sig,
-                  const Backend& backend);
+                  const Capabilities& caps);
 
 /// CONTRACT D11: the NotImplementedError message for workgroup constructs on a backend without
 /// workgroups; empty when the kernel may run there.
 std::string workgroup_error(const frontend::FunctionDef& fn, const KernelFacts& facts,
-                            const Backend& backend);
+                            const Capabilities& caps);
 
 /// CONTRACT D14, cold part: TypeError for an atomic on a dtype the backend cannot update,
 /// unreachable atomics included.
 void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& facts,
-                         const Backend& backend);
+                         const Capabilities& caps);
+
+/// What tackc checks against a target's row once `lowered` is lowered for `sig` (check_dtypes
+/// ran before lowering, as in dispatch): D11 (NotImplementedError) and D14's dtypes.
+void check_lowered(const frontend::FunctionDef& fn, const ir::Kernel& lowered,
+                   const Capabilities& caps);
 
 /// CONTRACT D14, every call: ValueError when an atomic target is not naturally aligned.
 void check_atomic_alignment(const frontend::FunctionDef& fn, const KernelFacts& facts,

@@ -71,12 +71,13 @@ std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& 
         std::vector<diag::Diagnostic> diags = driver::validate(src);
         if (!diags.empty()) throw_public(diags.front());
         std::vector<sema::ArgType> sig = signature_of(args);
-        check_dtypes(fn, sig, backend);
+        const Capabilities caps = capabilities_of(backend);
+        check_dtypes(fn, sig, caps);
         ir::Kernel lowered = driver::lower(src, sig);
         KernelFacts facts = collect_facts(lowered);
-        if (std::string e = workgroup_error(fn, facts, backend); !e.empty())
+        if (std::string e = workgroup_error(fn, facts, caps); !e.empty())
             throw NotImplementedError(e);
-        check_atomic_dtypes(fn, facts, backend);
+        check_atomic_dtypes(fn, facts, caps);
         check_atomic_alignment(fn, facts, args);
         bool noalias = backend.specializes_disjoint() && disjoint(facts, args);
         if (debug_enabled(backend)) lowered = driver::add_debug_checks(std::move(lowered)).kernel;

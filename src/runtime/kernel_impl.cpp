@@ -387,7 +387,8 @@ SignatureEntry& KernelImpl::signature(BackendCache& cache, Backend& backend,
 
 std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<sema::ArgType> sig,
                                                   bool debug) {
-    check_dtypes(*fn_, sig, backend);  // CONTRACT D8: never narrow silently
+    const Capabilities caps = capabilities_of(backend);
+    check_dtypes(*fn_, sig, caps);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
     StepTimes times("kernel '" + name() + "': argument signature");
     entry->lowered = times.step("lower", [&] { return driver::lower(source(), sig); });
@@ -405,8 +406,8 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<
         entry->dispatch = dispatch_debug;
     }
     entry->dims_used = passes::shape_dims_used(entry->lowered);
-    entry->workgroup_error = workgroup_error(*fn_, entry->facts, backend);
-    check_atomic_dtypes(*fn_, entry->facts, backend);
+    entry->workgroup_error = workgroup_error(*fn_, entry->facts, caps);
+    check_atomic_dtypes(*fn_, entry->facts, caps);
     return entry;
 }
 

@@ -1,15 +1,20 @@
 #pragma once
-// Every target code can be generated for, in one table: the C dialect it generates (none for
-// the CPU's LLVM IR) and how it samples textures (CONTRACT A39, E5). tackc inspect, which has no
-// device, reads a target's row directly; a device's backend starts from its row and may only
-// narrow it (Backend::texture_in_hardware: HIP without image support, Level Zero without
-// samplers or past the device's 3D image limit).
+// Every target code can be generated for, in one table (runtime/targets.cpp): the C dialect it
+// generates (none for the CPU's LLVM IR), how it samples textures (CONTRACT A39, E5) and what
+// the target can run: dtypes, atomic dtypes (the seed's ATOMIC_DTYPES), device reductions,
+// workgroups, memory spaces, DLPack devices, and the install hint for a build or system that
+// lacks it. tackc, which has no device, checks a kernel against a target's row; a device's
+// backend answers its row (Backend's capability defaults) and may only narrow it: OpenCL
+// without fp64 or 64-bit atomics or 256-lane groups, HIP without image support, Level Zero
+// without samplers or past the device's 3D image limit, Level Zero devices without fp64.
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "passes/passes.hpp"
+#include "tack/dtype.hpp"
 
 namespace tack::runtime {
 
@@ -19,17 +24,39 @@ enum class TextureForm {
 };
 
 struct Target {
-    std::string_view name;     // cpu, opencl, cuda, hip, level_zero, metal
-    std::string_view dialect;  // codegen::cfamily dialect; empty for the CPU (LLVM IR)
+    std::string_view name;          // cpu, opencl, cuda, hip, level_zero, metal
+    std::string_view display_name;  // CPU, OpenCL, CUDA, ...
+    std::string_view dialect;       // codegen::cfamily dialect; empty for the CPU (LLVM IR)
     TextureForm textures;
+    DTypeSet dtypes;   // array dtypes (CONTRACT E1)
+    DTypeSet atomics;  // atomic target dtypes, within the dialect's (E1; seed ATOMIC_DTYPES)
+    bool device_reductions;
+    bool workgroups;  // workgroup execution: shared arrays, barriers (E1)
+    std::span<const std::string_view> memory_spaces;  // memory_space() answers besides "cpu"
+    std::span<const int> dlpack_imports;              // DLDeviceType codes wrap_ptr takes zero-copy
+    int dlpack_export;                                // the DLDeviceType of exported arrays
+    std::string_view install_hint;  // starts with "Requires" where something can be added
 };
 
+/// Every row, in the order tools list them.
+std::span<const Target> targets();
 /// The row of `name`, or nullptr.
 const Target* target_named(std::string_view name);
 /// The row of `name`; tack::ValueError naming the targets for any other name.
 const Target& find_target(std::string_view name);
 
+/// The capabilities a kernel's checks read (runtime/checks.hpp): a device's (its backend's
+/// answers) or, with no device, a target's row.
+struct Capabilities {
+    std::string_view name, display_name;
+    DTypeSet dtypes, atomics;
+    bool workgroups = false;
+};
+
 class Backend;
+
+Capabilities capabilities_of(const Backend& backend);
+Capabilities capabilities_of(const Target& target);
 
 /// The driver's texture choice for variants built on `backend` (Backend::texture_in_hardware);
 /// `backend` must outlive the result.

@@ -11,6 +11,7 @@
 #include "diag/diagnostic.hpp"
 #include "driver/driver.hpp"
 #include "frontend/parser.hpp"
+#include "runtime/checks.hpp"
 #include "runtime/inspect.hpp"
 #include "runtime/targets.hpp"
 #include "sema/environment.hpp"
@@ -110,15 +111,28 @@ std::vector<diag::Diagnostic> check_file(const std::string& path, const CheckOpt
     }
     if (o.args.empty() || !diags.empty()) return diags;
     const Definition* k = typed_target(defs, o, path);
+    const runtime::Target& target = runtime::find_target(o.target);
+    const runtime::Capabilities caps = runtime::capabilities_of(target);
+    // A refusal by the target's row (dispatch's dtype, workgroup and atomic checks) has no
+    // source position of its own: it points at the kernel.
+    auto refused = [&](diag::ErrorKind kind, const char* what) {
+        diags.push_back({kind, what, file, k->fn->name_range});
+    };
     try {
-        ir::Kernel lowered = driver::lower({*k->fn, file, *k->env}, sema::parse_arg_types(o.args));
+        std::vector<sema::ArgType> sig = sema::parse_arg_types(o.args);
+        runtime::check_dtypes(*k->fn, sig, caps);
+        ir::Kernel lowered = driver::lower({*k->fn, file, *k->env}, sig);
+        runtime::check_lowered(*k->fn, lowered, caps);
         ir::Kernel variant =
-            driver::specialize(lowered, shape_values(lowered, ""),
-                               runtime::textures_of(runtime::find_target(o.target)));
+            driver::specialize(lowered, shape_values(lowered, ""), runtime::textures_of(target));
         runtime::render_variant(variant, o.target, runtime::InspectMode::Source, true);
     } catch (const diag::CompileError& e) {
         for (const auto& diag : e.diagnostics())
             diags.push_back(diag);
+    } catch (const tack::TypeError& e) {
+        refused(diag::ErrorKind::TypeError, e.what());
+    } catch (const tack::NotImplementedError& e) {
+        refused(diag::ErrorKind::NotImplemented, e.what());
     }
     return diags;
 }

@@ -12,6 +12,7 @@
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
+#include "runtime/checks.hpp"
 #include "runtime/inspect.hpp"
 #include "runtime/targets.hpp"
 #include "sema/environment.hpp"
@@ -120,13 +121,25 @@ int cmd_inspect(const Args& args) {
         if (!diags.empty()) throw diag::CompileError(std::move(diags));
         if (!fn || fn->def_kind != frontend::DefKind::Kernel)
             throw std::runtime_error("no @tack.kernel named '" + o.kernel + "' in " + o.path);
-        ir::Kernel k = driver::lower({*fn, file, *env}, sema::parse_arg_types(o.args));
+        // The target's row stands in for a device: the kernel is refused where dispatch on
+        // that target would refuse it (dtypes, workgroups, atomic dtypes).
+        const runtime::Capabilities caps = runtime::capabilities_of(runtime::find_target(o.target));
+        std::vector<sema::ArgType> sig = sema::parse_arg_types(o.args);
+        runtime::check_dtypes(*fn, sig, caps);
+        ir::Kernel k = driver::lower({*fn, file, *env}, sig);
+        runtime::check_lowered(*fn, k, caps);
         if (o.debug) k = driver::add_debug_checks(std::move(k)).kernel;
         std::fputs(render(o, std::move(k)).c_str(), stdout);
         return 0;
     } catch (const diag::CompileError& e) {
         for (const auto& d : e.diagnostics())
             std::fputs(d.render().c_str(), stdout);
+        return 1;
+    } catch (const tack::TypeError& e) {
+        std::printf("TypeError: %s\n", e.what());
+        return 1;
+    } catch (const tack::NotImplementedError& e) {
+        std::printf("NotImplementedError: %s\n", e.what());
         return 1;
     }
 }

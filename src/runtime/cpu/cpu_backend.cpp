@@ -23,7 +23,7 @@ namespace llvm_cpu = codegen::llvm_cpu;
 std::shared_ptr<Backend> create(const DeviceOptions& options);
 
 constexpr std::string_view kOptions[] = {"num_threads"};
-const BackendEntry kEntry{"cpu", "CPU", kOptions, &create};
+const BackendEntry kEntry{"cpu", kOptions, &create};
 
 class CpuVariant : public Variant {
   public:
@@ -87,8 +87,6 @@ class CpuBackend final : public Backend {
     }
 
     const BackendEntry& entry() const override { return kEntry; }
-    DTypeSet supported_dtypes() const override { return DTypeSet::all(); }
-    DTypeSet target_atomic_dtypes() const override { return DTypeSet::all(); }
     bool specializes_disjoint() const override { return true; }
     // Every CPU device's arrays are host memory this one can run on.
     bool binds(const Buffer& buffer) const override {

@@ -17,7 +17,7 @@ std::shared_ptr<Backend> create(const DeviceOptions&) {
 }
 
 constexpr std::string_view kOptions[] = {"num_threads"};
-const BackendEntry kEntry{"cpu", "CPU", kOptions, &create};
+const BackendEntry kEntry{"cpu", kOptions, &create};
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/gpu/loader.hpp"
+#include "runtime/gpu/rtc.hpp"
 
 namespace tack::runtime::cuda {
 
@@ -155,9 +156,17 @@ struct CuMemAccessDesc {
 };
 static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12);
 
+// Texture objects (texture.cpp, CUDA 5.0): a driver without all of them samples in software.
+#define TACK_CU_TEXTURE_FUNCTIONS(X)                                            \
+    X(cuArray3DCreate_v2, CUresult, (CUarray*, const CuArray3DDescriptor*))     \
+    X(cuArrayDestroy, CUresult, (CUarray))                                      \
+    X(cuMemcpy3DAsync_v2, CUresult, (const CuMemcpy3D*, CUstream))              \
+    X(cuTexObjectCreate, CUresult,                                              \
+      (CUtexObject*, const CuResourceDesc*, const CuTextureDesc*, const void*)) \
+    X(cuTexObjectDestroy, CUresult, (CUtexObject))
+
 // Stream-ordered allocation (CUDA 11.2); a device without memory pools uses cuMemAlloc. The
-// virtual memory management API (export_memory, CUDA 10.2). Texture objects (texture.cpp,
-// CUDA 5.0); a driver without them samples textures in software.
+// virtual memory management API (export_memory, CUDA 10.2). Texture objects.
 #define TACK_CU_OPTIONAL_FUNCTIONS(X)                                                            \
     X(cuMemAllocAsync, CUresult, (CUdeviceptr*, std::size_t, CUstream))                          \
     X(cuMemFreeAsync, CUresult, (CUdeviceptr, CUstream))                                         \
@@ -178,68 +187,32 @@ static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12
     X(cuMemAddressFree, CUresult, (CUdeviceptr, std::size_t))                                    \
     X(cuMemRelease, CUresult, (CUmemGenericAllocationHandle))                                    \
     X(cuDeviceGetUuid_v2, CUresult, (unsigned char*, CUdevice))                                  \
-    X(cuArray3DCreate_v2, CUresult, (CUarray*, const CuArray3DDescriptor*))                      \
-    X(cuArrayDestroy, CUresult, (CUarray))                                                       \
-    X(cuMemcpy3DAsync_v2, CUresult, (const CuMemcpy3D*, CUstream))                               \
-    X(cuTexObjectCreate, CUresult,                                                               \
-      (CUtexObject*, const CuResourceDesc*, const CuTextureDesc*, const void*))                  \
-    X(cuTexObjectDestroy, CUresult, (CUtexObject))
+    TACK_CU_TEXTURE_FUNCTIONS(X)
 
 struct CuApi {
-    TACK_GPU_POINTERS(TACK_CU_FUNCTIONS)
-    TACK_GPU_POINTERS(TACK_CU_OPTIONAL_FUNCTIONS)
-    std::string library;
-
+    TACK_GPU_API(TACK_CU_FUNCTIONS, TACK_CU_OPTIONAL_FUNCTIONS)
     static constexpr const char* kEnv = "TACK_CUDA_LIBRARY";
     static constexpr const char* kSonames[] = {"libcuda.so.1", "libcuda.so"};
-    static std::string missing(const std::string& tried) {
-        return "the CUDA driver libcuda.so.1 was not found (" + tried +
-               "); install the NVIDIA driver, or run where a GPU is visible";
-    }
-    static std::string lacks(const std::string& library, const std::string& symbol) {
-        return library + " lacks " + symbol + " (the driver is older than CUDA 11.2)";
-    }
-    void symbols(std::vector<gpu::Symbol>& out) {
-        TACK_CU_FUNCTIONS(TACK_GPU_REQUIRED)
-        TACK_CU_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
-    }
-    bool has_textures() const {
-        return cuArray3DCreate_v2 && cuArrayDestroy && cuMemcpy3DAsync_v2 && cuTexObjectCreate &&
-               cuTexObjectDestroy;
-    }
+    static constexpr const char* kMissing =
+        "the CUDA driver libcuda.so.1 was not found ({tried}); install the NVIDIA driver, or run "
+        "where a GPU is visible";
+    static constexpr const char* kLacks =
+        "{library} lacks {symbol} (the driver is older than CUDA 11.2)";
+    bool has_textures() const { return true TACK_CU_TEXTURE_FUNCTIONS(TACK_GPU_PRESENT); }
 };
 
-using nvrtcResult = int;
-using nvrtcProgram = struct _nvrtcProgram*;
-
-#define TACK_NVRTC_FUNCTIONS(X)                                                               \
-    X(nvrtcVersion, nvrtcResult, (int*, int*))                                                \
-    X(nvrtcGetErrorString, const char*, (nvrtcResult))                                        \
-    X(nvrtcCreateProgram, nvrtcResult,                                                        \
-      (nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*)) \
-    X(nvrtcCompileProgram, nvrtcResult, (nvrtcProgram, int, const char* const*))              \
-    X(nvrtcGetProgramLogSize, nvrtcResult, (nvrtcProgram, std::size_t*))                      \
-    X(nvrtcGetProgramLog, nvrtcResult, (nvrtcProgram, char*))                                 \
-    X(nvrtcGetPTXSize, nvrtcResult, (nvrtcProgram, std::size_t*))                             \
-    X(nvrtcGetPTX, nvrtcResult, (nvrtcProgram, char*))                                        \
-    X(nvrtcDestroyProgram, nvrtcResult, (nvrtcProgram*))
-
-struct NvrtcApi {
-    TACK_GPU_POINTERS(TACK_NVRTC_FUNCTIONS)
-    std::string library;
-
+/// NVRTC (gpu/rtc.hpp): CUDA C to PTX.
+struct NvrtcNames {
+    static constexpr const char* kPrefix = "nvrtc";
+    static constexpr const char* kOutput = "PTX";
     static constexpr const char* kEnv = "TACK_NVRTC_LIBRARY";
     static constexpr const char* kSonames[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                                "/usr/local/cuda/lib64/libnvrtc.so"};
-    static std::string missing(const std::string& tried) {
-        return "NVRTC (libnvrtc.so) was not found (" + tried +
-               "); install the CUDA toolkit's NVRTC (cuda-nvrtc)";
-    }
-    static std::string lacks(const std::string& library, const std::string& symbol) {
-        return library + " lacks " + symbol;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) { TACK_NVRTC_FUNCTIONS(TACK_GPU_REQUIRED) }
+    static constexpr const char* kMissing =
+        "NVRTC (libnvrtc.so) was not found ({tried}); install the CUDA toolkit's NVRTC "
+        "(cuda-nvrtc)";
 };
+using NvrtcApi = gpu::RtcApi<NvrtcNames>;
 
 /// The loaded APIs, or nullptr with `*why` set.
 const CuApi* cu_api(std::string* why);

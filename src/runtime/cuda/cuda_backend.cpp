@@ -6,10 +6,7 @@
 #include <new>
 
 #include "runtime/cuda/nvrtc.hpp"
-#include "runtime/cuda/texture.hpp"
 #include "runtime/errors.hpp"
-#include "runtime/gpu/pointers.hpp"
-#include "runtime/gpu/texture_slot.hpp"
 
 namespace tack::runtime::cuda {
 
@@ -17,7 +14,7 @@ namespace {
 
 std::shared_ptr<Backend> create(const DeviceOptions& options);
 
-const BackendEntry kEntry{"cuda", "CUDA", {}, &create};
+const BackendEntry kEntry{"cuda", {}, &create};
 
 [[noreturn]] void unavailable(const std::string& why) {
     throw RuntimeError("Cannot initialize 'cuda' backend: " + why);
@@ -27,32 +24,6 @@ ContextTokens& tokens() {
     static auto* t = new ContextTokens();  // never destroyed: buffers may outlive main()
     return *t;
 }
-
-/// Device memory in the backend's context; a wrapped pointer is never freed and is shared. An
-/// exportable array's memory is a VMM allocation, released with the last of the array and its
-/// exports.
-class CuBuffer final : public Buffer {
-  public:
-    CuBuffer(std::shared_ptr<CudaBackend> b, CUdeviceptr ptr, std::size_t nbytes, bool owned,
-             std::shared_ptr<VmmAllocation> vmm = nullptr)
-        : Buffer(b, ptr, nullptr, nbytes, owned), vmm(std::move(vmm)) {}
-    ~CuBuffer() override {
-        if (owned() && !vmm) cuda().free(address());
-    }
-    const std::shared_ptr<VmmAllocation> vmm;
-    bool copies_in_queue_order() const override { return true; }
-    void write(std::size_t offset, const void* src, std::size_t n) override {
-        cuda().upload(address() + offset, src, n);
-    }
-    void read(std::size_t offset, void* dst, std::size_t n) const override {
-        cuda().download(dst, address() + offset, n);
-    }
-    /// Set only for a texture's storage sampled in hardware (its first texture launch).
-    mutable gpu::TextureSlot<CuTexture> texture;
-
-  private:
-    CudaBackend& cuda() const { return static_cast<CudaBackend&>(backend()); }
-};
 
 std::shared_ptr<Backend> create(const DeviceOptions&) {
     std::string why;
@@ -149,7 +120,7 @@ CudaBackend::~CudaBackend() {
     drain_frees();
 }
 
-CUdeviceptr CudaBackend::allocate(std::size_t nbytes) {
+std::uint64_t CudaBackend::allocate_block(std::size_t nbytes) {
     ContextScope scope(api_, context());
     std::size_t n = nbytes ? nbytes : 1;
     CUdeviceptr p = 0;
@@ -173,7 +144,7 @@ CUdeviceptr CudaBackend::allocate(std::size_t nbytes) {
     return p;
 }
 
-void CudaBackend::free(CUdeviceptr ptr) {
+void CudaBackend::release_block(std::uint64_t ptr, std::size_t) noexcept {
     if (pools_) {
         ContextScope scope(api_, context(), /*quiet=*/true);
         api_.cuMemFreeAsync(ptr, stream_);  // after the launches queued on it
@@ -186,7 +157,7 @@ void CudaBackend::drain_frees() {
     frees_.drain([&](CUdeviceptr p) { api_.cuMemFree_v2(p); });
 }
 
-void CudaBackend::upload(CUdeviceptr dst, const void* src, std::size_t n) {
+void CudaBackend::copy_in(std::uint64_t dst, const void* src, std::size_t n) {
     if (n == 0) return;
     ContextScope scope(api_, context());
     // From pageable memory the driver stages the bytes before returning, so the caller may
@@ -194,7 +165,7 @@ void CudaBackend::upload(CUdeviceptr dst, const void* src, std::size_t n) {
     check(api_, api_.cuMemcpyHtoDAsync_v2(dst, src, n, stream_), "cuMemcpyHtoDAsync");
 }
 
-void CudaBackend::download(void* dst, CUdeviceptr src, std::size_t n) {
+void CudaBackend::copy_out(void* dst, std::uint64_t src, std::size_t n) {
     ContextScope scope(api_, context());
     // Wait first: a copy to pageable memory waits inside the driver with the context held,
     // where no other thread could launch; cuStreamSynchronize holds nothing a launch needs.
@@ -211,31 +182,9 @@ void CudaBackend::synchronize() {
     check(api_, r, "a queued launch (cuStreamSynchronize)");
 }
 
-namespace {
-
 // cuda-bindings releases the GIL in cuEventSynchronize: during a 490 ms kernel another task ran
 // 436 times awaiting sync_async and 0 times under tack.sync() (the seed).
-class CuMark final : public QueueMark {
-  public:
-    CuMark(std::shared_ptr<CudaBackend> b, CUevent e) : b_(std::move(b)), event_(e) {}
-    ~CuMark() override {
-        ContextScope scope(b_->api(), b_->context(), /*quiet=*/true);
-        b_->api().cuEventDestroy_v2(event_);
-    }
-    void wait() override {
-        ContextScope scope(b_->api(), b_->context());
-        check(b_->api(), b_->api().cuEventSynchronize(event_),
-              "a queued launch (cuEventSynchronize)");
-    }
-
-  private:
-    std::shared_ptr<CudaBackend> b_;
-    CUevent event_;
-};
-
-}  // namespace
-
-std::unique_ptr<QueueMark> CudaBackend::mark_queue() {
+void* CudaBackend::record_event() {
     ContextScope scope(api_, context());
     CUevent e = nullptr;
     check(api_, api_.cuEventCreate(&e, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING),
@@ -244,62 +193,38 @@ std::unique_ptr<QueueMark> CudaBackend::mark_queue() {
         api_.cuEventDestroy_v2(e);
         check(api_, r, "cuEventRecord");
     }
-    return std::make_unique<CuMark>(std::static_pointer_cast<CudaBackend>(shared_from_this()), e);
+    return e;
 }
 
-std::shared_ptr<Buffer> CudaBackend::allocate_array(std::size_t nbytes) {
-    auto self = std::static_pointer_cast<CudaBackend>(shared_from_this());
-    return std::make_shared<CuBuffer>(self, allocate(nbytes), nbytes, true);
+void CudaBackend::wait_event(void* event) {
+    ContextScope scope(api_, context());
+    check(api_, api_.cuEventSynchronize(static_cast<CUevent>(event)),
+          "a queued launch (cuEventSynchronize)");
+}
+
+void CudaBackend::destroy_event(void* event) noexcept {
+    ContextScope scope(api_, context(), /*quiet=*/true);
+    api_.cuEventDestroy_v2(static_cast<CUevent>(event));
 }
 
 std::shared_ptr<Buffer> CudaBackend::allocate_exportable(std::size_t nbytes) {
-    auto self = std::static_pointer_cast<CudaBackend>(shared_from_this());
     CUdeviceptr ptr = 0;
     auto vmm = map_exportable(nbytes, &ptr);
-    return std::make_shared<CuBuffer>(self, ptr, nbytes, true, std::move(vmm));
+    return device_buffer(ptr, nbytes, true, std::move(vmm));
 }
 
 std::shared_ptr<VmmAllocation> CudaBackend::allocation_of(const Buffer& buffer) const {
-    return static_cast<const CuBuffer&>(buffer).vmm;  // export_memory takes only ours
+    return std::static_pointer_cast<VmmAllocation>(owner_of(buffer));  // only VMM owners here
 }
 
-CUtexObject CudaBackend::texture_object(const Buffer& buffer,
-                                        const std::array<std::int64_t, 3>& whd) {
-    const auto& b = static_cast<const CuBuffer&>(buffer);  // binds() admitted only ours
-    return b.texture
-        .get(whd, b.nbytes(),
-             [&](const auto& e) { return std::make_unique<CuTexture>(*this, b.address(), e); })
-        .object();
-}
-
-std::shared_ptr<Buffer> CudaBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
-    gpu::require_device_pointer(*this, ptr, nbytes);
-    auto self = std::static_pointer_cast<CudaBackend>(shared_from_this());
-    return std::make_shared<CuBuffer>(self, reinterpret_cast<CUdeviceptr>(ptr), nbytes, false);
-}
-
-bool CudaBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+void CudaBackend::fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,
                              std::size_t count) {
-    if (count == 0) return false;
     ContextScope scope(api_, context());
-    CUdeviceptr p = buffer.address();
-    if (elem_size == 1) {
-        check(api_,
-              api_.cuMemsetD8Async(p, *static_cast<const std::uint8_t*>(pattern), count, stream_),
-              "cuMemsetD8Async");
-    } else if (elem_size == 2) {
-        std::uint16_t v;
-        std::memcpy(&v, pattern, 2);
-        check(api_, api_.cuMemsetD16Async(p, v, count, stream_), "cuMemsetD16Async");
-    } else if (elem_size == 4) {
-        std::uint32_t v;
-        std::memcpy(&v, pattern, 4);
-        check(api_, api_.cuMemsetD32Async(p, v, count, stream_), "cuMemsetD32Async");
-    } else {
-        return false;  // 8-byte patterns are written through the buffer
-    }
-    if (buffer.shared()) synchronize();  // another library may read it now
-    return true;
+    CUresult r = elem_size == 1 ? api_.cuMemsetD8Async(dst, std::uint8_t(pattern), count, stream_)
+                 : elem_size == 2
+                     ? api_.cuMemsetD16Async(dst, std::uint16_t(pattern), count, stream_)
+                     : api_.cuMemsetD32Async(dst, pattern, count, stream_);
+    check(api_, r, "cuMemsetAsync");
 }
 
 std::string CudaBackend::memory_space(std::uint64_t address) const {
@@ -314,13 +239,9 @@ std::string CudaBackend::memory_space(std::uint64_t address) const {
     return type == CU_MEMORYTYPE_HOST ? "cuda_pinned" : "cuda";
 }
 
-bool CudaBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) {
-    if (nbytes == 0 || &src.backend() != this) return false;
+void CudaBackend::copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) {
     ContextScope scope(api_, context());
-    check(api_, api_.cuMemcpyDtoDAsync_v2(dst.address(), src.address(), nbytes, stream_),
-          "cuMemcpyDtoDAsync");
-    if (dst.shared() || src.shared()) synchronize();
-    return true;
+    check(api_, api_.cuMemcpyDtoDAsync_v2(dst, src, n, stream_), "cuMemcpyDtoDAsync");
 }
 
 std::optional<std::string> CudaBackend::cache_target() const {
@@ -332,23 +253,6 @@ std::optional<std::string> CudaBackend::cache_target() const {
     return "cuda;sm=" + std::to_string(cc_major_) + std::to_string(cc_minor_) +
            ";device=" + device_name_ + ";driver=" + std::to_string(driver_version_) +
            ";nvrtc=" + nvrtc_version() + ";options=" + options;
-}
-
-gpu::DeviceBackend::Code CudaBackend::load(const std::vector<std::uint8_t>& code,
-                                           const std::string& entry, const std::string& kernel) {
-    std::string ptx(code.begin(), code.end());  // NUL-terminated for the driver
-    ContextScope scope(api_, context());
-    CUmodule module = nullptr;
-    if (CUresult r = api_.cuModuleLoadData(&module, ptx.c_str()))
-        throw RuntimeError("Kernel '" + kernel +
-                           "': cuModuleLoadData failed: " + cu_error_name(api_, r));
-    CUfunction f = nullptr;
-    if (CUresult r = api_.cuModuleGetFunction(&f, module, entry.c_str())) {
-        api_.cuModuleUnload(module);
-        throw RuntimeError("Kernel '" + kernel + "': cuModuleGetFunction(" + entry +
-                           ") failed: " + cu_error_name(api_, r));
-    }
-    return {module, f};
 }
 
 }  // namespace tack::runtime::cuda

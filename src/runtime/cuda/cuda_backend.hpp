@@ -64,34 +64,17 @@ class CudaBackend final : public gpu::DeviceBackend {
     ~CudaBackend() override;
 
     const BackendEntry& entry() const override { return backend_entry(); }
-    DTypeSet supported_dtypes() const override { return DTypeSet::all(); }
-    DTypeSet target_atomic_dtypes() const override {
-        return {DType::i32, DType::u32, DType::i64, DType::u64, DType::f32, DType::f64};
-    }
-    bool supports_device_reductions() const override { return true; }
-    bool supports_workgroups() const override { return true; }
-    std::vector<std::string> device_memory_spaces() const override {
-        return {"cuda", "cuda_pinned", "cuda_managed"};
-    }
     /// cuPointerGetAttribute: "cuda", "cuda_pinned", "cuda_managed", else "cpu".
     std::string memory_space(std::uint64_t address) const override;
-    /// CONTRACT E1: device (and pinned and managed) memory in, kDLCUDA out.
-    std::vector<int> dlpack_imports() const override { return {2, 3, 13}; }
-    std::pair<int, int> dlpack_device() const override { return {2, int(device_)}; }
+    int device_ordinal() const override { return int(device_); }
     /// E5: within the device's 3-D texture limits, with a driver that has texture objects.
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
 
-    std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     /// The VMM allocation an exportable array lives in, or nullptr.
     std::shared_ptr<VmmAllocation> allocation_of(const Buffer& buffer) const;
     /// `nbytes` (rounded to the granularity) of zero-filled VMM memory mapped for the device
     /// (export.cpp); its address in `*ptr`.
     std::shared_ptr<VmmAllocation> map_exportable(std::size_t nbytes, CUdeviceptr* ptr);
-    /// A device (or managed) pointer another library owns: shared, never freed.
-    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
-    bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
-                    std::size_t count) override;
-    bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
     /// cuMemCreate / cuMemMap memory exported as a POSIX fd (export.cpp): the array's own
     /// allocation when it was made exportable, else a snapshot of `buffer` taken after the
     /// launches queued so far. RuntimeError when the driver lacks the VMM API.
@@ -100,42 +83,16 @@ class CudaBackend final : public gpu::DeviceBackend {
     std::shared_ptr<Buffer> allocate_exportable(std::size_t nbytes) override;
 
     void synchronize() override;
-    /// A blocking-sync event recorded on the stream; waited on with the context current.
-    std::unique_ptr<QueueMark> mark_queue() override;
-
     std::optional<std::string> cache_target() const override;
 
-    // Queue and memory, for buffers and variants (all ordered on the context's stream).
     const CuApi& api() const { return api_; }
     CUcontext context() const { return token_->context(); }
     CUstream stream() const { return stream_; }
-    CUdeviceptr allocate(std::size_t nbytes);
-    void free(CUdeviceptr ptr);
-    void upload(CUdeviceptr dst, const void* src, std::size_t n);
-    void download(void* dst, CUdeviceptr src, std::size_t n);
-    /// The texture object of `buffer` (a texture's storage, this backend's) for extents `whd`,
-    /// made at its first use (texture.hpp).
-    CUtexObject texture_object(const Buffer& buffer, const std::array<std::int64_t, 3>& whd);
-    // The vendor's half of gpu::DeviceBackend (variant.cpp): NVRTC to PTX, modules loaded in this
-    // context, launches on its stream.
-    const codegen::cfamily::Dialect& dialect() const override;
-    std::vector<std::uint8_t> compile(const std::string& source,
-                                      const std::string& kernel) override;
-    Code load(const std::vector<std::uint8_t>& ptx, const std::string& entry,
-              const std::string& kernel) override;
-    void unload(Code code) noexcept override;
-    std::uint64_t allocate_block(std::size_t nbytes) override { return allocate(nbytes); }
-    void release_block(std::uint64_t ptr, std::size_t) override { free(ptr); }
-    void copy_in(std::uint64_t dst, const void* src, std::size_t n) override {
-        upload(dst, src, n);
-    }
-    void copy_out(void* dst, std::uint64_t src, std::size_t n) override { download(dst, src, n); }
-    std::uint64_t texture_handle(const Buffer& buffer,
-                                 const std::array<std::int64_t, 3>& whd) override {
-        return texture_object(buffer, whd);
-    }
-    void launch_code(Code code, unsigned groups, unsigned group, void** params,
-                     const char* what) override;
+
+    // The vendor's half of gpu::DeviceBackend, every call with the context current and ordered
+    // on its stream: NVRTC to PTX and modules (variant.cpp), memory (cuMemAllocAsync from the
+    // default pool, or cuMemAlloc with deferred frees), events, texture objects (texture.cpp).
+    TACK_DEVICE_BACKEND_HOOKS
 
   private:
     void drain_frees();

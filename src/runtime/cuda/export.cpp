@@ -115,6 +115,7 @@ std::optional<ExportedMemory> CudaBackend::export_memory(const Buffer& buffer) {
         return out;
     }
     // An ordinary array: copied once into exportable memory.
+    require_linear(buffer);
     CUdeviceptr ptr = 0;
     std::shared_ptr<VmmAllocation> vmm = map_exportable(buffer.nbytes(), &ptr);
     ContextScope scope(api_, context());

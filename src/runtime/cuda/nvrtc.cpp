@@ -26,7 +26,7 @@ void warn_once(const NvrtcApi& api) {
     static std::once_flag once;
     std::call_once(once, [&] {
         int major = 0, minor = 0;
-        if (api.nvrtcVersion(&major, &minor) != 0) return;
+        if (api.version(&major, &minor) != 0) return;
         std::string w = nvrtc_version_warning(major, minor);
         if (!w.empty()) std::fprintf(stderr, "%s\n", w.c_str());
     });
@@ -43,16 +43,6 @@ class KeepThreadLocale {
   private:
     locale_t saved_;
 };
-
-std::string program_log(const NvrtcApi& api, nvrtcProgram prog) {
-    std::size_t n = 0;
-    if (api.nvrtcGetProgramLogSize(prog, &n) != 0 || n == 0) return "";
-    std::string log(n, '\0');
-    api.nvrtcGetProgramLog(prog, log.data());
-    while (!log.empty() && log.back() == '\0')
-        log.pop_back();
-    return log;
-}
 
 }  // namespace
 
@@ -71,7 +61,7 @@ std::string nvrtc_version() {
     std::string why;
     const NvrtcApi* api = nvrtc_api(&why);
     int major = 0, minor = 0;
-    if (!api || api->nvrtcVersion(&major, &minor) != 0) return "";
+    if (!api || api->version(&major, &minor) != 0) return "";
     return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -79,25 +69,11 @@ std::string compile_ptx(const std::string& source, const std::string& kernel) {
     const NvrtcApi& api = nvrtc();
     warn_once(api);
     KeepThreadLocale keep;
-    nvrtcProgram prog = nullptr;
-    std::string name = kernel + ".cu";
-    if (int r = api.nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr))
-        throw RuntimeError("Kernel '" + kernel +
-                           "': nvrtcCreateProgram failed: " + api.nvrtcGetErrorString(r));
-    int rc = api.nvrtcCompileProgram(prog, static_cast<int>(std::size(kOptions)), kOptions);
-    std::string ptx;
-    std::size_t size = 0;
-    if (rc == 0 && api.nvrtcGetPTXSize(prog, &size) == 0 && size > 0) {
-        ptx.assign(size, '\0');
-        api.nvrtcGetPTX(prog, ptx.data());
-        while (!ptx.empty() && ptx.back() == '\0')
-            ptx.pop_back();  // NVRTC counts the terminator
-    }
-    std::string log = rc == 0 ? "" : program_log(api, prog);
-    api.nvrtcDestroyProgram(&prog);
-    if (rc != 0)
-        throw RuntimeError("Kernel '" + kernel + "': NVRTC failed: " + api.nvrtcGetErrorString(rc) +
-                           "\n" + log + "\nsource:\n" + source);
+    std::vector<std::uint8_t> out =
+        gpu::rtc_compile(api, "NVRTC", source, kernel + ".cu", kOptions, kernel);
+    std::string ptx(out.begin(), out.end());
+    while (!ptx.empty() && ptx.back() == '\0')
+        ptx.pop_back();  // NVRTC counts the terminator
     return ptx;
 }
 

@@ -1,24 +1,24 @@
-// CUDA texture objects. Needs a driver and a GPU: none of this runs here; scripts/gpu_check.sh
-// runs tests/unit/cuda's hardware texture test, which compares samples with the trilinear
-// reference.
-#include "runtime/cuda/texture.hpp"
-
+// CUDA's half of hardware textures (gpu::DeviceBackend::make_image, CONTRACT A39): a 3-D CUDA
+// array of one 32-bit float channel filled with cuMemcpy3D on the stream, and a texture object
+// over it with linear filtering and clamp addressing in the coordinates the CUDA dialect emits
+// (codegen/cfamily/cuda.cpp). Runs on the emulated device in make test; scripts/gpu_check.sh
+// runs the device suite's hardware texture test on a GPU.
 #include <algorithm>
 
 #include "codegen/cfamily/dialect.hpp"
 #include "runtime/cuda/cuda_backend.hpp"
-#include "runtime/gpu/texture_slot.hpp"
 
 namespace tack::runtime::cuda {
 
-CuTexture::CuTexture(CudaBackend& backend, CUdeviceptr src, const std::array<std::int64_t, 3>& whd)
-    : backend_(backend) {
-    const CuApi& api = backend.api();
-    ContextScope scope(api, backend.context());
+gpu::DeviceBackend::Image CudaBackend::make_image(std::uint64_t src,
+                                                  const std::array<std::int64_t, 3>& whd) {
+    ContextScope scope(api_, context());
     auto [w, h, d] = whd;
     CuArray3DDescriptor desc;
     desc.width = std::size_t(w), desc.height = std::size_t(h), desc.depth = std::size_t(d);
-    check(api, api.cuArray3DCreate_v2(&array_, &desc), "cuArray3DCreate");
+    CUarray array = nullptr;
+    check(api_, api_.cuArray3DCreate_v2(&array, &desc), "cuArray3DCreate");
+    CUtexObject object = 0;
     try {
         // Storage is (D, H, W) with x fastest: rows of W texels, H rows per slice.
         CuMemcpy3D copy;
@@ -27,13 +27,13 @@ CuTexture::CuTexture(CudaBackend& backend, CUdeviceptr src, const std::array<std
         copy.src_pitch = std::size_t(w) * sizeof(float);
         copy.src_height = std::size_t(h);
         copy.dst_memory_type = CU_MEMORYTYPE_ARRAY;
-        copy.dst_array = array_;
+        copy.dst_array = array;
         copy.width_bytes = std::size_t(w) * sizeof(float);
         copy.height = std::size_t(h);
         copy.depth = std::size_t(d);
-        check(api, api.cuMemcpy3DAsync_v2(&copy, backend.stream()), "cuMemcpy3DAsync");
+        check(api_, api_.cuMemcpy3DAsync_v2(&copy, stream_), "cuMemcpy3DAsync");
         CuResourceDesc res;
-        res.res.array = array_;
+        res.res.array = array;
         CuTextureDesc tex;
         std::fill(std::begin(tex.address_mode), std::end(tex.address_mode),
                   CU_TR_ADDRESS_MODE_CLAMP);
@@ -42,26 +42,19 @@ CuTexture::CuTexture(CudaBackend& backend, CUdeviceptr src, const std::array<std
         tex.flags = codegen::cfamily::cuda_dialect().texture_normalized
                         ? CU_TRSF_NORMALIZED_COORDINATES
                         : 0;
-        check(api, api.cuTexObjectCreate(&object_, &res, &tex, nullptr), "cuTexObjectCreate");
+        check(api_, api_.cuTexObjectCreate(&object, &res, &tex, nullptr), "cuTexObjectCreate");
     } catch (...) {
-        release();
+        api_.cuStreamSynchronize(stream_);  // the copy may be queued
+        api_.cuArrayDestroy(array);
         throw;
     }
+    return {array, object};
 }
 
-CuTexture::~CuTexture() {
-    release();
-}
-
-void CuTexture::release() {
-    const CuApi& api = backend_.api();
-    ContextScope scope(api, backend_.context(), /*quiet=*/true);
-    // A queued launch or the fill copy may still read the array: destroy it after them.
-    api.cuStreamSynchronize(backend_.stream());
-    if (object_) api.cuTexObjectDestroy(object_);
-    if (array_) api.cuArrayDestroy(array_);
-    object_ = 0;
-    array_ = nullptr;
+void CudaBackend::destroy_image(Image image) noexcept {
+    ContextScope scope(api_, context(), /*quiet=*/true);
+    api_.cuTexObjectDestroy(image.object);
+    api_.cuArrayDestroy(static_cast<CUarray>(image.array));
 }
 
 bool CudaBackend::texture_in_hardware(const std::array<std::int64_t, 3>& whd) const {

@@ -17,6 +17,20 @@ std::vector<std::uint8_t> CudaBackend::compile(const std::string& source,
     return {ptx.begin(), ptx.end()};
 }
 
+std::string CudaBackend::load_module(const std::vector<std::uint8_t>& code, void** module) {
+    std::string ptx(code.begin(), code.end());  // NUL-terminated for the driver
+    ContextScope scope(api_, context());
+    CUresult r = api_.cuModuleLoadData(reinterpret_cast<CUmodule*>(module), ptx.c_str());
+    return r ? "cuModuleLoadData: " + cu_error_name(api_, r) : "";
+}
+
+std::string CudaBackend::find_function(void* module, const std::string& entry, void** function) {
+    ContextScope scope(api_, context());
+    CUresult r = api_.cuModuleGetFunction(reinterpret_cast<CUfunction*>(function),
+                                          static_cast<CUmodule>(module), entry.c_str());
+    return r ? "cuModuleGetFunction: " + cu_error_name(api_, r) : "";
+}
+
 void CudaBackend::unload(Code code) noexcept {
     ContextScope scope(api_, context(), /*quiet=*/true);
     api_.cuModuleUnload(static_cast<CUmodule>(code.module));

@@ -1,8 +1,11 @@
 #include "runtime/gpu/device_backend.hpp"
 
+#include <cstring>
+
 #include "codegen/cfamily/reduction.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/gpu/packs.hpp"
+#include "runtime/gpu/pointers.hpp"
 #include "runtime/gpu/result.hpp"
 
 namespace tack::runtime::gpu {
@@ -17,7 +20,135 @@ struct Block {
     std::size_t bytes = 0;
 };
 
+/// An array's device memory. Copies and fills are queued in order with the launches, and the
+/// release too, so a dropped array outlives the launches that use it.
+class DeviceBuffer final : public Buffer {
+  public:
+    DeviceBuffer(std::shared_ptr<DeviceBackend> b, std::uint64_t ptr, std::size_t nbytes,
+                 bool owned, std::shared_ptr<void> owner)
+        : Buffer(std::move(b), ptr, nullptr, nbytes, owned), owner(std::move(owner)) {}
+    ~DeviceBuffer() override {
+        if (owned() && !owner) device().release_block(address(), nbytes());
+    }
+    bool copies_in_queue_order() const override { return true; }
+    void write(std::size_t offset, const void* src, std::size_t n) override {
+        device().copy_in(address() + offset, src, n);
+    }
+    void read(std::size_t offset, void* dst, std::size_t n) const override {
+        device().copy_out(dst, address() + offset, n);
+    }
+
+    const std::shared_ptr<void> owner;
+
+  private:
+    DeviceBackend& device() const { return static_cast<DeviceBackend&>(backend()); }
+};
+
+/// A texture's storage on a device that samples it in hardware (CONTRACT A39): the image alone,
+/// made when the texture is made. It has no linear memory: kernels sample it through its
+/// texture object, and the host neither reads nor writes it (the texture is a snapshot; its
+/// source keeps the texels).
+class ImageBuffer final : public Buffer {
+  public:
+    ImageBuffer(std::shared_ptr<DeviceBackend> b, DeviceBackend::Image image, std::size_t nbytes)
+        : Buffer(b, 0, nullptr, nbytes, true), image_(image) {}
+    ~ImageBuffer() override {
+        auto& b = static_cast<DeviceBackend&>(backend());
+        try {
+            b.synchronize();               // a queued launch may still sample it
+        } catch (const std::exception&) {  // a queued launch's error: the next wait reports it
+        }
+        b.destroy_image(image_);
+    }
+    std::uint64_t object() const { return image_.object; }
+    void write(std::size_t, const void*, std::size_t) override { refuse(); }
+    void read(std::size_t, void*, std::size_t) const override { refuse(); }
+    /// RuntimeError: the host has no access to an image.
+    [[noreturn]] void refuse() const {
+        throw RuntimeError("a " + std::string(backend().display_name()) +
+                           " texture is an image its kernels sample; read or write the field it "
+                           "was made from (texture3d.update() copies it again)");
+    }
+
+  private:
+    DeviceBackend::Image image_;
+};
+
+bool is_image(const Buffer& b) {
+    return dynamic_cast<const ImageBuffer*>(&b) != nullptr;
+}
+
+/// A mark on the queue: the vendor's event, destroyed with it.
+class DeviceMark final : public QueueMark {
+  public:
+    DeviceMark(std::shared_ptr<DeviceBackend> b, void* event) : b_(std::move(b)), event_(event) {}
+    ~DeviceMark() override { b_->destroy_event(event_); }
+    void wait() override { b_->wait_event(event_); }
+
+  private:
+    std::shared_ptr<DeviceBackend> b_;
+    void* event_;
+};
+
 }  // namespace
+
+std::shared_ptr<Buffer> DeviceBackend::device_buffer(std::uint64_t ptr, std::size_t nbytes,
+                                                     bool owned, std::shared_ptr<void> owner) {
+    auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
+    return std::make_shared<DeviceBuffer>(self, ptr, nbytes, owned, std::move(owner));
+}
+
+const std::shared_ptr<void>& DeviceBackend::owner_of(const Buffer& buffer) {
+    static const std::shared_ptr<void> kNone;
+    const auto* b = dynamic_cast<const DeviceBuffer*>(&buffer);
+    return b ? b->owner : kNone;
+}
+
+void DeviceBackend::require_linear(const Buffer& buffer) {
+    if (const auto* image = dynamic_cast<const ImageBuffer*>(&buffer)) image->refuse();
+}
+
+std::shared_ptr<Buffer> DeviceBackend::allocate_array(std::size_t nbytes) {
+    return device_buffer(allocate_block(nbytes), nbytes, true);
+}
+
+std::shared_ptr<Buffer> DeviceBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
+    require_device_pointer(*this, ptr, nbytes);
+    return device_buffer(reinterpret_cast<std::uint64_t>(ptr), nbytes, false);
+}
+
+bool DeviceBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+                               std::size_t count) {
+    if (count == 0 || (elem_size != 1 && elem_size != 2 && elem_size != 4)) return false;
+    require_linear(buffer);
+    std::uint32_t v = 0;
+    std::memcpy(&v, pattern, elem_size);
+    fill_block(buffer.address(), v, elem_size, count);
+    if (buffer.shared()) synchronize();  // another library may read it now
+    return true;
+}
+
+bool DeviceBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) {
+    if (nbytes == 0 || !binds(src)) return false;
+    require_linear(src);
+    copy_block(dst.address(), src.address(), nbytes);
+    if (dst.shared() || src.shared()) synchronize();
+    return true;
+}
+
+std::unique_ptr<QueueMark> DeviceBackend::mark_queue() {
+    auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
+    return std::make_unique<DeviceMark>(self, record_event());
+}
+
+std::shared_ptr<Buffer> DeviceBackend::make_texture_image(const Buffer& source,
+                                                          std::uint64_t address,
+                                                          const std::array<std::int64_t, 3>& whd) {
+    if (!texture_in_hardware(whd) || !binds(source) || is_image(source)) return nullptr;
+    auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
+    auto bytes = static_cast<std::size_t>(whd[0] * whd[1] * whd[2]) * sizeof(float);
+    return std::make_shared<ImageBuffer>(self, make_image(address, whd), bytes);
+}
 
 /// A loaded module and its entry, with per-launch pack buffers (PackSlots). `mutex_` is the
 /// seed's dispatch_lock: held from packing the scalars until the launch is queued (D16), so
@@ -48,6 +179,18 @@ class DeviceVariant final : public Variant {
     mutable PackSlots<Block> packs_;  // guarded by mutex_
     std::shared_ptr<const ir::Kernel> result_kernel_;
 };
+
+DeviceBackend::Code DeviceBackend::load(const std::vector<std::uint8_t>& code,
+                                        const std::string& entry, const std::string& kernel) {
+    Code c;
+    if (std::string e = load_module(code, &c.module); !e.empty())
+        throw RuntimeError("Kernel '" + kernel + "': loading its module failed: " + e);
+    if (std::string e = find_function(c.module, entry, &c.function); !e.empty()) {
+        unload(c);
+        throw RuntimeError("Kernel '" + kernel + "': its module has no entry " + entry + ": " + e);
+    }
+    return c;
+}
 
 std::shared_ptr<const Variant> DeviceBackend::make_variant(std::string name, CodeArtifact artifact,
                                                            const ir::Kernel* kernel) {
@@ -103,8 +246,15 @@ void DeviceBackend::launch(const Variant& variant, const LaunchArgs& args) {
         const cf::AbiParam& p = abi.params[i];
         if (!p.is_array) continue;
         const Buffer& b = *args.buffers[i];
-        values[std::size_t(p.arg_index)] =
-            p.is_texture ? texture_handle(b, p.texture_extent) : b.address();
+        std::uint64_t& value = values[std::size_t(p.arg_index)];
+        if (!p.is_texture) {
+            value = b.address();
+        } else if (const auto* image = dynamic_cast<const ImageBuffer*>(&b)) {
+            value = image->object();
+        } else {  // Array::as_texture made an image wherever the variant samples one
+            throw diag::InternalError("internal error: a texture sampled in hardware by '" +
+                                      v.name_ + "' has no image");
+        }
         complete = complete || completes_before_return(p, b);
     }
     std::int64_t n = args.total;

@@ -1,8 +1,8 @@
 #pragma once
 // The half of a GPU backend that is the same on every vendor (the seed's GPUBackend): compiling,
 // caching and launching variants (check, pack, bind, launch, complete-if-shared, result) and the
-// f32 device reductions, written once over a vendor's hooks: compile, load, unload, memory,
-// copies, texture handles and the launch call. CUDA and HIP derive from it.
+// f32 device reductions and hardware textures, written once over a vendor's hooks: compile,
+// load, unload, memory, copies, images and the launch call. CUDA and HIP derive from it.
 //
 // Device addresses and the kernel parameters they become are 64-bit words on every vendor (a
 // CUdeviceptr, a HIP void*, a texture object), so the shared half passes std::uint64_t.
@@ -44,10 +44,36 @@ class DeviceBackend : public Backend {
     std::size_t programs_built() const { return built_; }
     std::size_t binaries_loaded() const { return loaded_; }
 
+    /// CONTRACT A39: the image alone (one copy of the texels) where texture_in_hardware(whd).
+    std::shared_ptr<Buffer> make_texture_image(const Buffer& source, std::uint64_t address,
+                                               const std::array<std::int64_t, 3>& whd) final;
+
+    // Memory and the queue, over the hooks below: arrays are blocks of device memory whose
+    // copies, fills and release are queued in order with the launches.
+    std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
+    /// Device, pinned or managed memory another library owns (gpu::require_device_pointer):
+    /// shared, never released.
+    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) final;
+    /// 1-, 2- and 4-byte patterns on the device (fill_block); 8-byte ones through the buffer.
+    bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
+                    std::size_t count) final;
+    bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) final;
+    /// A blocking-sync event recorded after the work queued so far (record_event).
+    std::unique_ptr<QueueMark> mark_queue() final;
+
     /// A loaded module and its entry, as the vendor's handles.
     struct Code {
         void* module = nullptr;
         void* function = nullptr;
+    };
+    /// Loads `code` and finds `entry` (load_module, find_function); RuntimeError naming
+    /// `kernel`, with nothing left loaded.
+    Code load(const std::vector<std::uint8_t>& code, const std::string& entry,
+              const std::string& kernel);
+    /// A texture's image: the vendor's 3-D array and the texture object sampling it.
+    struct Image {
+        void* array = nullptr;
+        std::uint64_t object = 0;
     };
 
     // --- the vendor's hooks (public for tools and benchmarks that drive a device directly) --
@@ -56,27 +82,53 @@ class DeviceBackend : public Backend {
     /// the log and source on failure.
     virtual std::vector<std::uint8_t> compile(const std::string& source,
                                               const std::string& kernel) = 0;
-    /// Loads `code` and finds `entry`; RuntimeError naming `kernel`.
-    virtual Code load(const std::vector<std::uint8_t>& code, const std::string& entry,
-                      const std::string& kernel) = 0;
+    /// Loads `code` into `*module` / finds `entry` in it: "" on success, else the failed call
+    /// and the driver's name for its error.
+    virtual std::string load_module(const std::vector<std::uint8_t>& code, void** module) = 0;
+    virtual std::string find_function(void* module, const std::string& entry, void** function) = 0;
     /// Unloads a module no queued launch uses any more.
     virtual void unload(Code code) noexcept = 0;
-    /// Zero-filled device memory, ordered on the backend's queue; released in queue order.
+    /// Zero-filled device memory, ordered on the backend's queue (std::bad_alloc when the
+    /// device has no room for it, after what the backend can give back); released in queue
+    /// order, after the launches queued on it.
     virtual std::uint64_t allocate_block(std::size_t nbytes) = 0;
-    virtual void release_block(std::uint64_t ptr, std::size_t nbytes) = 0;
+    virtual void release_block(std::uint64_t ptr, std::size_t nbytes) noexcept = 0;
     /// A queued copy from host memory (the source may be reused on return), and a copy to host
-    /// memory that has completed on return.
+    /// memory that has completed on return (after the work queued before it).
     virtual void copy_in(std::uint64_t dst, const void* src, std::size_t n) = 0;
     virtual void copy_out(void* dst, std::uint64_t src, std::size_t n) = 0;
-    /// The texture object sampling `buffer` (a texture's storage) with extents `whd`.
-    virtual std::uint64_t texture_handle(const Buffer& buffer,
-                                         const std::array<std::int64_t, 3>& whd) = 0;
+    /// A queued device-to-device copy.
+    virtual void copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) = 0;
+    /// Queues `count` copies of the low `elem_size` (1, 2 or 4) bytes of `pattern` at `dst`.
+    virtual void fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,
+                            std::size_t count) = 0;
+    /// A blocking-sync event (no timing) recorded after the work queued so far; waited for
+    /// with the device current (the queued launches' error, as a RuntimeError); destroyed.
+    virtual void* record_event() = 0;
+    virtual void wait_event(void* event) = 0;
+    virtual void destroy_event(void* event) noexcept = 0;
+    /// A 3-D array of one f32 channel of extents `whd`, filled from the texels at `src` (device
+    /// memory, (D, H, W) with x fastest) on the queue after the work queued so far, and a
+    /// texture object over it: linear filtering, clamp addressing, coordinates as the dialect
+    /// emits them. RuntimeError on a driver failure, with nothing left allocated.
+    virtual Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) = 0;
+    /// Destroys an image that no queued launch or copy reads any more (the caller waited).
+    virtual void destroy_image(Image image) noexcept = 0;
     /// Queues `groups` blocks of `group` threads of `code` with `params` (one pointer per
     /// argument); RuntimeError naming `what` on failure.
     virtual void launch_code(Code code, unsigned groups, unsigned group, void** params,
                              const char* what) = 0;
 
   protected:
+    /// An array over `nbytes` at `ptr`: released through release_block when `owned`, unless
+    /// `owner` holds the memory (CUDA's exportable VMM allocations), which the buffer keeps.
+    std::shared_ptr<Buffer> device_buffer(std::uint64_t ptr, std::size_t nbytes, bool owned,
+                                          std::shared_ptr<void> owner = nullptr);
+    /// The `owner` a buffer of this backend was made with, or nullptr.
+    static const std::shared_ptr<void>& owner_of(const Buffer& buffer);
+    /// RuntimeError for a texture's image, which has no memory to copy (make_texture_image).
+    static void require_linear(const Buffer& buffer);
+
     Geometry geometry_;
 
   private:
@@ -91,3 +143,27 @@ class DeviceBackend : public Backend {
 };
 
 }  // namespace tack::runtime::gpu
+
+/// Declares every vendor hook of gpu::DeviceBackend as an override, inside a vendor backend's
+/// class (one list, so a hook added here is one every vendor must write).
+#define TACK_DEVICE_BACKEND_HOOKS                                                                 \
+    const ::tack::codegen::cfamily::Dialect& dialect() const override;                            \
+    std::vector<std::uint8_t> compile(const std::string& source, const std::string& kernel)       \
+        override;                                                                                 \
+    std::string load_module(const std::vector<std::uint8_t>& code, void** module) override;       \
+    std::string find_function(void* module, const std::string& entry, void** function) override;  \
+    void unload(Code code) noexcept override;                                                     \
+    void launch_code(Code code, unsigned groups, unsigned group, void** params, const char* what) \
+        override;                                                                                 \
+    std::uint64_t allocate_block(std::size_t nbytes) override;                                    \
+    void release_block(std::uint64_t ptr, std::size_t nbytes) noexcept override;                  \
+    void copy_in(std::uint64_t dst, const void* src, std::size_t n) override;                     \
+    void copy_out(void* dst, std::uint64_t src, std::size_t n) override;                          \
+    void copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) override;                \
+    void fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,              \
+                    std::size_t count) override;                                                  \
+    void* record_event() override;                                                                \
+    void wait_event(void* event) override;                                                        \
+    void destroy_event(void* event) noexcept override;                                            \
+    Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) override;         \
+    void destroy_image(Image image) noexcept override;

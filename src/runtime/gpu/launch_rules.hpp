@@ -4,6 +4,7 @@
 // participation, and the plan of a device reduction. Backends keep only what differs: how they
 // compile, load, launch and wait. Pure functions, tested without a device.
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -12,6 +13,14 @@
 #include "runtime/backend.hpp"
 
 namespace tack::runtime::gpu {
+
+/// Whether a texture of extents `whd` fits a device whose smallest 3-D texture limit is `max`
+/// (a non-positive limit is unbounded, as HIP reports some; CONTRACT E5).
+inline bool texture_fits(const std::array<std::int64_t, 3>& whd, std::int64_t max) {
+    for (std::int64_t e : whd)
+        if (e < 1 || (max > 0 && e > max)) return false;
+    return true;
+}
 
 /// Lanes per group that collectives need (CONTRACT D12) and reductions use (E4).
 inline constexpr std::uint64_t kCollectiveLanes = 256;

@@ -6,6 +6,16 @@
 
 namespace tack::runtime::gpu {
 
+std::string fill_in(std::string_view pattern,
+                    std::initializer_list<std::pair<std::string_view, std::string_view>> values) {
+    std::string out(pattern);
+    for (const auto& [key, value] : values) {
+        std::string mark = "{" + std::string(key) + "}";
+        if (auto at = out.find(mark); at != std::string::npos) out.replace(at, mark.size(), value);
+    }
+    return out;
+}
+
 std::optional<std::string> library_override(const char* env) {
     return support::env_library(env);
 }

@@ -1,22 +1,24 @@
 #pragma once
 // The one dlopen loader every vendor API goes through (STYLE habit 5): an API struct lists its
-// functions once as an X-macro of (name, return type, parameters), declares where to look
-// (sonames) and what to say when something is missing, and load_api<Api>() resolves it once per
-// process. A missing library or symbol is an explanation, never a link error or a crash.
+// functions once as X-macros of (name, return type, parameters), declares where to look
+// (sonames, an environment variable naming a file) and what to say when something is missing,
+// and load_api<Api>() resolves it once per process. A missing library or symbol is an
+// explanation, never a link error or a crash.
 //
 //   struct CuApi {
-//       TACK_GPU_POINTERS(TACK_CU_FUNCTIONS)                // ret (*name) params = nullptr;
+//       TACK_GPU_API(TACK_CU_FUNCTIONS, TACK_CU_OPTIONAL_FUNCTIONS)  // pointers, symbols(),
+//       library static constexpr const char* kEnv = "TACK_CUDA_LIBRARY";    // a path tried instead
 //       static constexpr const char* kSonames[] = {"libcuda.so.1"};
-//       static constexpr const char* kEnv = "TACK_CUDA_LIBRARY";    // a path tried instead
-//       static std::string missing(const std::string& tried);
-//       void symbols(std::vector<gpu::Symbol>& out) { TACK_CU_FUNCTIONS(TACK_GPU_REQUIRED) }
-//       std::string library;
+//       static constexpr const char* kMissing = "libcuda.so.1 was not found ({tried}); ...";
+//       static constexpr const char* kLacks = "{library} lacks {symbol} (...)";  // optional
 //   };
 
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tack::runtime::gpu {
@@ -36,6 +38,20 @@ struct Symbol {
     out.push_back({#name, reinterpret_cast<void**>(&this->name), true});
 #define TACK_GPU_OPTIONAL(name, ret, params) \
     out.push_back({#name, reinterpret_cast<void**>(&this->name), false});
+/// An API struct's members from its lists of required and optional entry points: one pointer
+/// per entry, symbols() for the loader, and `library` (the soname that loaded).
+#define TACK_GPU_API(REQUIRED, OPTIONAL)                           \
+    TACK_GPU_POINTERS(REQUIRED)                                    \
+    TACK_GPU_POINTERS(OPTIONAL)                                    \
+    std::string library;                                           \
+    void symbols(std::vector<::tack::runtime::gpu::Symbol>& out) { \
+        REQUIRED(TACK_GPU_REQUIRED)                                \
+        OPTIONAL(TACK_GPU_OPTIONAL)                                \
+    }
+/// An empty list, for an API without optional entry points.
+#define TACK_GPU_NONE(X)
+/// `&& name` per entry: `true LIST(TACK_GPU_PRESENT)` says whether every entry resolved.
+#define TACK_GPU_PRESENT(name, ret, params) &&name
 
 /// dlopens the first of `sonames` that loads (its name in `*loaded`, the dlerror()s joined in
 /// `*tried` otherwise) and resolves `symbols`. Returns the handle, or nullptr when no soname
@@ -46,8 +62,23 @@ void* open_library(std::span<const char* const> sonames, std::span<const Symbol>
 /// The library named by the environment variable `env` (support::env_library), else nullopt.
 std::optional<std::string> library_override(const char* env);
 
-/// The API loaded once per process, or nullptr with `*why` set from Api::missing(tried) or
-/// Api::lacks(library, symbol). Where Api::kEnv names a file, only that file is tried.
+/// `pattern` with each "{key}" replaced by its value.
+std::string fill_in(std::string_view pattern,
+                    std::initializer_list<std::pair<std::string_view, std::string_view>> values);
+
+/// Why the library did not load (Api::kMissing) or which symbol it lacks (Api::kLacks, by
+/// default "{library} lacks {symbol}").
+template <class Api>
+std::string unusable(const std::string& tried, const std::string& library,
+                     const std::string& lacking) {
+    if (library.empty()) return fill_in(Api::kMissing, {{"tried", tried}});
+    std::string_view lacks = "{library} lacks {symbol}";
+    if constexpr (requires { Api::kLacks; }) lacks = Api::kLacks;
+    return fill_in(lacks, {{"library", library}, {"symbol", lacking}});
+}
+
+/// The API loaded once per process, or nullptr with `*why` set (unusable()). Where Api::kEnv
+/// names a file, only that file is tried.
 template <class Api>
 const Api* load_api(std::string* why) {
     struct Loaded {
@@ -62,9 +93,9 @@ const Api* load_api(std::string* why) {
             std::span<const char* const> names = Api::kSonames;
             if (path) names = only;
             if (!open_library(names, symbols, &api.library, &tried, &lacking))
-                error = Api::missing(tried);
+                error = unusable<Api>(tried, "", "");
             else if (!lacking.empty())
-                error = Api::lacks(api.library, lacking);
+                error = unusable<Api>("", api.library, lacking);
         }
     };
     static const Loaded* loaded = new Loaded();  // never unloaded: kernels may outlive main()

@@ -38,27 +38,7 @@ std::vector<std::uint8_t> compile_code_object(const std::string& source, const s
     std::vector<const char*> argv;
     for (const auto& o : options)
         argv.push_back(o.c_str());
-    hiprtcProgram prog = nullptr;
-    std::string name = kernel + ".hip";
-    if (int r = api->hiprtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr))
-        throw RuntimeError("Kernel '" + kernel +
-                           "': hiprtcCreateProgram failed: " + api->hiprtcGetErrorString(r));
-    int rc = api->hiprtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
-    std::vector<std::uint8_t> code;
-    std::string log;
-    std::size_t n = 0;
-    if (rc == 0 && api->hiprtcGetCodeSize(prog, &n) == 0 && n > 0) {
-        code.resize(n);
-        api->hiprtcGetCode(prog, reinterpret_cast<char*>(code.data()));
-    } else if (api->hiprtcGetProgramLogSize(prog, &n) == 0 && n > 0) {
-        log.assign(n, '\0');
-        api->hiprtcGetProgramLog(prog, log.data());
-    }
-    api->hiprtcDestroyProgram(&prog);
-    if (rc != 0)
-        throw RuntimeError("Kernel '" + kernel + "': hipRTC failed: " +
-                           api->hiprtcGetErrorString(rc) + "\n" + log + "\nsource:\n" + source);
-    return code;
+    return gpu::rtc_compile(*api, "hipRTC", source, kernel + ".hip", argv, kernel);
 }
 
 }  // namespace tack::runtime::hip

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/gpu/loader.hpp"
+#include "runtime/gpu/rtc.hpp"
 
 namespace tack::runtime::hip {
 
@@ -129,82 +130,51 @@ struct HipTextureDesc {
       (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,       \
        hipStream_t, void**, void**))
 
-// TACK_HIP_ALLOCATOR=pool (ROCm 5.1+). Texture objects (texture.cpp); without them textures
-// are sampled in software. Pointer attributes (memory_space) and device properties (the
-// architecture the disk cache keys on), read at the offsets below.
-#define TACK_HIP_OPTIONAL_FUNCTIONS(X)                                                   \
-    X(hipMallocAsync, hipError_t, (void**, std::size_t, hipStream_t))                    \
-    X(hipFreeAsync, hipError_t, (void*, hipStream_t))                                    \
-    X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t*, int))                      \
-    X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t, int, void*))                    \
+// Texture objects (texture.cpp): a runtime without all of them samples in software.
+#define TACK_HIP_TEXTURE_FUNCTIONS(X)                                                    \
     X(hipMalloc3DArray, hipError_t,                                                      \
       (hipArray_t*, const HipChannelFormatDesc*, HipExtent, unsigned))                   \
     X(hipFreeArray, hipError_t, (hipArray_t))                                            \
     X(hipMemcpy3DAsync, hipError_t, (const HipMemcpy3DParms*, hipStream_t))              \
     X(hipCreateTextureObject, hipError_t,                                                \
       (hipTextureObject_t*, const HipResourceDesc*, const HipTextureDesc*, const void*)) \
-    X(hipDestroyTextureObject, hipError_t, (hipTextureObject_t))                         \
-    X(hipPointerGetAttributes, hipError_t, (void*, const void*))                         \
+    X(hipDestroyTextureObject, hipError_t, (hipTextureObject_t))
+
+// TACK_HIP_ALLOCATOR=pool (ROCm 5.1+). Texture objects. Pointer attributes (memory_space) and
+// device properties (the architecture the disk cache keys on), read at the offsets below.
+#define TACK_HIP_OPTIONAL_FUNCTIONS(X)                                \
+    X(hipMallocAsync, hipError_t, (void**, std::size_t, hipStream_t)) \
+    X(hipFreeAsync, hipError_t, (void*, hipStream_t))                 \
+    X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t*, int))   \
+    X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t, int, void*)) \
+    TACK_HIP_TEXTURE_FUNCTIONS(X)                                     \
+    X(hipPointerGetAttributes, hipError_t, (void*, const void*))      \
     X(hipGetDeviceProperties, hipError_t, (void*, int))
 
 struct HipApi {
-    TACK_GPU_POINTERS(TACK_HIP_FUNCTIONS)
-    TACK_GPU_POINTERS(TACK_HIP_OPTIONAL_FUNCTIONS)
-    std::string library;
-
+    TACK_GPU_API(TACK_HIP_FUNCTIONS, TACK_HIP_OPTIONAL_FUNCTIONS)
     static constexpr const char* kEnv = "TACK_HIP_LIBRARY";
     static constexpr const char* kSonames[] = {"libamdhip64.so", "libamdhip64.so.7",
                                                "libamdhip64.so.6", "libamdhip64.so.5",
                                                "/opt/rocm/lib/libamdhip64.so"};
-    static std::string missing(const std::string& tried) {
-        return "the HIP runtime libamdhip64.so was not found (" + tried + "); install ROCm";
-    }
-    static std::string lacks(const std::string& library, const std::string& symbol) {
-        return library + " lacks " + symbol;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) {
-        TACK_HIP_FUNCTIONS(TACK_GPU_REQUIRED)
-        TACK_HIP_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
-    }
-    bool has_textures() const {
-        return hipMalloc3DArray && hipFreeArray && hipMemcpy3DAsync && hipCreateTextureObject &&
-               hipDestroyTextureObject;
-    }
+    static constexpr const char* kMissing =
+        "the HIP runtime libamdhip64.so was not found ({tried}); install ROCm";
+    bool has_textures() const { return true TACK_HIP_TEXTURE_FUNCTIONS(TACK_GPU_PRESENT); }
 };
 
-using hiprtcResult = int;
-using hiprtcProgram = struct _hiprtcProgram*;
-
-#define TACK_HIPRTC_FUNCTIONS(X)                                                   \
-    X(hiprtcVersion, hiprtcResult, (int*, int*))                                   \
-    X(hiprtcGetErrorString, const char*, (hiprtcResult))                           \
-    X(hiprtcCreateProgram, hiprtcResult,                                           \
-      (hiprtcProgram*, const char*, const char*, int, const char**, const char**)) \
-    X(hiprtcCompileProgram, hiprtcResult, (hiprtcProgram, int, const char**))      \
-    X(hiprtcGetProgramLogSize, hiprtcResult, (hiprtcProgram, std::size_t*))        \
-    X(hiprtcGetProgramLog, hiprtcResult, (hiprtcProgram, char*))                   \
-    X(hiprtcGetCodeSize, hiprtcResult, (hiprtcProgram, std::size_t*))              \
-    X(hiprtcGetCode, hiprtcResult, (hiprtcProgram, char*))                         \
-    X(hiprtcDestroyProgram, hiprtcResult, (hiprtcProgram*))
-
-struct HiprtcApi {
-    TACK_GPU_POINTERS(TACK_HIPRTC_FUNCTIONS)
-    std::string library;
-
-    // ROCm 6 moved hipRTC out of libamdhip64 into its own library.
+/// hipRTC (gpu/rtc.hpp): HIP C to a code object. ROCm 6 moved it out of libamdhip64 into a
+/// library of its own.
+struct HiprtcNames {
+    static constexpr const char* kPrefix = "hiprtc";
+    static constexpr const char* kOutput = "Code";
     static constexpr const char* kEnv = "TACK_HIPRTC_LIBRARY";
     static constexpr const char* kSonames[] = {"libhiprtc.so",     "libhiprtc.so.7",
                                                "libhiprtc.so.6",   "libamdhip64.so",
                                                "libamdhip64.so.5", "/opt/rocm/lib/libhiprtc.so"};
-    static std::string missing(const std::string& tried) {
-        return "hipRTC (libhiprtc.so / libamdhip64.so) was not found (" + tried +
-               "); install ROCm's hiprtc";
-    }
-    static std::string lacks(const std::string& library, const std::string& symbol) {
-        return library + " lacks " + symbol;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) { TACK_HIPRTC_FUNCTIONS(TACK_GPU_REQUIRED) }
+    static constexpr const char* kMissing =
+        "hipRTC (libhiprtc.so / libamdhip64.so) was not found ({tried}); install ROCm's hiprtc";
 };
+using HiprtcApi = gpu::RtcApi<HiprtcNames>;
 
 const HipApi* hip_api(std::string* why);
 const HiprtcApi* hiprtc_api(std::string* why);

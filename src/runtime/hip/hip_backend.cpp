@@ -7,9 +7,6 @@
 #include <vector>
 
 #include "runtime/errors.hpp"
-#include "runtime/gpu/pointers.hpp"
-#include "runtime/gpu/texture_slot.hpp"
-#include "runtime/hip/texture.hpp"
 #include "support/env.hpp"
 
 namespace tack::runtime::hip {
@@ -18,7 +15,7 @@ namespace {
 
 std::shared_ptr<Backend> create(const DeviceOptions& options);
 
-const BackendEntry kEntry{"hip", "HIP", {}, &create};
+const BackendEntry kEntry{"hip", {}, &create};
 
 [[noreturn]] void unavailable(const std::string& why) {
     throw RuntimeError("Cannot initialize 'hip' backend: " + why);
@@ -34,27 +31,6 @@ hipStream_t device_stream(const HipApi& api, hipDevice_t device) {
     if (!s) check(api, api.hipStreamCreate(&s), "hipStreamCreate");
     return s;
 }
-
-class HipBuffer final : public Buffer {
-  public:
-    HipBuffer(std::shared_ptr<HipBackend> b, void* ptr, std::size_t nbytes, bool owned)
-        : Buffer(b, reinterpret_cast<std::uint64_t>(ptr), nullptr, nbytes, owned) {}
-    ~HipBuffer() override {
-        if (owned()) hip().release(reinterpret_cast<void*>(address()), nbytes());
-    }
-    bool copies_in_queue_order() const override { return true; }
-    void write(std::size_t offset, const void* src, std::size_t n) override {
-        hip().upload(reinterpret_cast<char*>(address()) + offset, src, n);
-    }
-    void read(std::size_t offset, void* dst, std::size_t n) const override {
-        hip().download(dst, reinterpret_cast<const char*>(address()) + offset, n);
-    }
-    /// Set only for a texture's storage sampled in hardware (its first texture launch).
-    mutable gpu::TextureSlot<HipTexture> texture;
-
-  private:
-    HipBackend& hip() const { return static_cast<HipBackend&>(backend()); }
-};
 
 std::shared_ptr<Backend> create(const DeviceOptions&) {
     std::string why;
@@ -162,11 +138,8 @@ HipBackend::~HipBackend() {
 
 void HipBackend::wait(const char* what) {
     DeviceScope scope(api_, device_);
-    hipEvent_t e = nullptr;
-    check(api_, api_.hipEventCreateWithFlags(&e, hipEventBlockingSync | hipEventDisableTiming),
-          "hipEventCreateWithFlags");
-    hipError_t r = api_.hipEventRecord(e, stream_);
-    if (r == hipSuccess) r = api_.hipEventSynchronize(e);
+    hipEvent_t e = static_cast<hipEvent_t>(record_event());
+    hipError_t r = api_.hipEventSynchronize(e);
     api_.hipEventDestroy(e);
     check(api_, r, what);
 }
@@ -175,28 +148,9 @@ void HipBackend::synchronize() {
     wait("a queued launch (hipEventSynchronize)");
 }
 
-namespace {
-
 // Through the runtime's C API: hip-python's wrappers hold the GIL while the runtime waits (the
 // seed: another task ran 6 times during a 357 ms wait, 1353 times through ctypes).
-class HipMark final : public QueueMark {
-  public:
-    HipMark(std::shared_ptr<HipBackend> b, hipEvent_t e) : b_(std::move(b)), event_(e) {}
-    ~HipMark() override { b_->api().hipEventDestroy(event_); }
-    void wait() override {
-        DeviceScope scope(b_->api(), b_->device());
-        check(b_->api(), b_->api().hipEventSynchronize(event_),
-              "a queued launch (hipEventSynchronize)");
-    }
-
-  private:
-    std::shared_ptr<HipBackend> b_;
-    hipEvent_t event_;
-};
-
-}  // namespace
-
-std::unique_ptr<QueueMark> HipBackend::mark_queue() {
+void* HipBackend::record_event() {
     DeviceScope scope(api_, device_);
     hipEvent_t e = nullptr;
     check(api_, api_.hipEventCreateWithFlags(&e, hipEventBlockingSync | hipEventDisableTiming),
@@ -205,10 +159,20 @@ std::unique_ptr<QueueMark> HipBackend::mark_queue() {
         api_.hipEventDestroy(e);
         check(api_, r, "hipEventRecord");
     }
-    return std::make_unique<HipMark>(std::static_pointer_cast<HipBackend>(shared_from_this()), e);
+    return e;
 }
 
-void* HipBackend::allocate(std::size_t nbytes) {
+void HipBackend::wait_event(void* event) {
+    DeviceScope scope(api_, device_);
+    check(api_, api_.hipEventSynchronize(static_cast<hipEvent_t>(event)),
+          "a queued launch (hipEventSynchronize)");
+}
+
+void HipBackend::destroy_event(void* event) noexcept {
+    api_.hipEventDestroy(static_cast<hipEvent_t>(event));
+}
+
+std::uint64_t HipBackend::allocate_block(std::size_t nbytes) {
     DeviceScope scope(api_, device_);
     std::size_t cap = gpu::capacity_class(nbytes);
     void* p = nullptr;
@@ -232,11 +196,12 @@ void* HipBackend::allocate(std::size_t nbytes) {
         check(api_, r, pool_ ? "hipMallocAsync" : "hipMalloc");
     }
     check(api_, api_.hipMemsetD8Async(p, 0, cap, stream_), "hipMemsetD8Async");
-    return p;
+    return reinterpret_cast<std::uint64_t>(p);
 }
 
-void HipBackend::release(void* ptr, std::size_t nbytes) {
+void HipBackend::release_block(std::uint64_t address, std::size_t nbytes) noexcept {
     DeviceScope scope(api_, device_);
+    auto* ptr = reinterpret_cast<void*>(address);
     std::size_t cap = gpu::capacity_class(nbytes);
     if (pool_) {
         api_.hipFreeAsync(ptr, stream_);
@@ -249,71 +214,44 @@ void HipBackend::release(void* ptr, std::size_t nbytes) {
     }
 }
 
-void HipBackend::upload(void* dst, const void* src, std::size_t n) {
+void HipBackend::copy_in(std::uint64_t dst, const void* src, std::size_t n) {
     if (n == 0) return;
     DeviceScope scope(api_, device_);
     // ROCm 7.1 stages a small pageable write (16 KB) before returning and waits for the stream
     // before a large one (4 MB): either way the array gets what `src` held at the call.
-    check(api_, api_.hipMemcpyHtoDAsync(dst, const_cast<void*>(src), n, stream_),
+    check(api_,
+          api_.hipMemcpyHtoDAsync(reinterpret_cast<void*>(dst), const_cast<void*>(src), n, stream_),
           "hipMemcpyHtoDAsync");
 }
 
-void HipBackend::download(void* dst, const void* src, std::size_t n) {
+void HipBackend::copy_out(void* dst, std::uint64_t src, std::size_t n) {
     // A copy to pageable memory waits inside hipMemcpyAsync holding the stream: wait on an
     // event first, so other threads' launches are not held behind this read.
     wait("a queued launch (hipEventSynchronize)");
     if (n == 0) return;
     DeviceScope scope(api_, device_);
-    check(api_, api_.hipMemcpyDtoHAsync(dst, const_cast<void*>(src), n, stream_),
+    check(api_, api_.hipMemcpyDtoHAsync(dst, reinterpret_cast<void*>(src), n, stream_),
           "hipMemcpyDtoHAsync");
     wait("hipMemcpyDtoHAsync");
 }
 
-std::shared_ptr<Buffer> HipBackend::allocate_array(std::size_t nbytes) {
-    auto self = std::static_pointer_cast<HipBackend>(shared_from_this());
-    return std::make_shared<HipBuffer>(self, allocate(nbytes), nbytes, true);
-}
-
-hipTextureObject_t HipBackend::texture_object(const Buffer& buffer,
-                                              const std::array<std::int64_t, 3>& whd) {
-    const auto& b = static_cast<const HipBuffer&>(buffer);  // binds() admitted only ours
-    auto* src = reinterpret_cast<void*>(b.address());
-    return b.texture
-        .get(whd, b.nbytes(),
-             [&](const auto& e) { return std::make_unique<HipTexture>(*this, src, e); })
-        .object();
-}
-
-std::shared_ptr<Buffer> HipBackend::wrap_ptr(void* ptr, std::size_t nbytes) {
-    gpu::require_device_pointer(*this, ptr, nbytes);
-    auto self = std::static_pointer_cast<HipBackend>(shared_from_this());
-    return std::make_shared<HipBuffer>(self, ptr, nbytes, false);
-}
-
-bool HipBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
-                            std::size_t count) {
-    if (count == 0 || (elem_size != 1 && elem_size != 2 && elem_size != 4)) return false;
-    DeviceScope scope(api_, device_);
-    void* p = reinterpret_cast<void*>(buffer.address());
-    std::uint32_t v = 0;
-    std::memcpy(&v, pattern, elem_size);
-    hipError_t r = elem_size == 1   ? api_.hipMemsetD8Async(p, std::uint8_t(v), count, stream_)
-                   : elem_size == 2 ? api_.hipMemsetD16Async(p, std::uint16_t(v), count, stream_)
-                                    : api_.hipMemsetD32Async(p, int(v), count, stream_);
-    check(api_, r, "hipMemsetAsync");
-    if (buffer.shared()) synchronize();  // its owner may read it now
-    return true;
-}
-
-bool HipBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) {
-    if (nbytes == 0 || &src.backend() != this) return false;
+void HipBackend::copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) {
     DeviceScope scope(api_, device_);
     check(api_,
-          api_.hipMemcpyDtoDAsync(reinterpret_cast<void*>(dst.address()),
-                                  reinterpret_cast<void*>(src.address()), nbytes, stream_),
+          api_.hipMemcpyDtoDAsync(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), n,
+                                  stream_),
           "hipMemcpyDtoDAsync");
-    if (dst.shared() || src.shared()) synchronize();
-    return true;
+}
+
+void HipBackend::fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,
+                            std::size_t count) {
+    DeviceScope scope(api_, device_);
+    auto* p = reinterpret_cast<void*>(dst);
+    hipError_t r = elem_size == 1 ? api_.hipMemsetD8Async(p, std::uint8_t(pattern), count, stream_)
+                   : elem_size == 2
+                       ? api_.hipMemsetD16Async(p, std::uint16_t(pattern), count, stream_)
+                       : api_.hipMemsetD32Async(p, int(pattern), count, stream_);
+    check(api_, r, "hipMemsetAsync");
 }
 
 std::optional<std::string> HipBackend::cache_target() const {
@@ -324,22 +262,6 @@ std::optional<std::string> HipBackend::cache_target() const {
     // its target features); the marketing name alone can cover several.
     return "hip;arch=" + arch_ + ";device=" + device_name_ +
            ";runtime=" + std::to_string(runtime_version_) + ";options=" + options;
-}
-
-gpu::DeviceBackend::Code HipBackend::load(const std::vector<std::uint8_t>& code,
-                                          const std::string& entry, const std::string& kernel) {
-    DeviceScope scope(api_, device_);
-    hipModule_t module = nullptr;
-    if (hipError_t r = api_.hipModuleLoadData(&module, code.data()))
-        throw RuntimeError("Kernel '" + kernel +
-                           "': hipModuleLoadData failed: " + hip_error_name(api_, r));
-    hipFunction_t f = nullptr;
-    if (hipError_t r = api_.hipModuleGetFunction(&f, module, entry.c_str())) {
-        api_.hipModuleUnload(module);
-        throw RuntimeError("Kernel '" + kernel + "': hipModuleGetFunction(" + entry +
-                           ") failed: " + hip_error_name(api_, r));
-    }
-    return {module, f};
 }
 
 }  // namespace tack::runtime::hip

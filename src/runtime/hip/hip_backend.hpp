@@ -50,36 +50,16 @@ class HipBackend final : public gpu::DeviceBackend {
     ~HipBackend() override;
 
     const BackendEntry& entry() const override { return backend_entry(); }
-    DTypeSet supported_dtypes() const override { return DTypeSet::all(); }
-    DTypeSet target_atomic_dtypes() const override {
-        return {DType::i32, DType::u32, DType::i64, DType::u64, DType::f32, DType::f64};
-    }
-    bool supports_device_reductions() const override { return true; }
-    bool supports_workgroups() const override { return true; }
-    std::vector<std::string> device_memory_spaces() const override {
-        return {"hip", "hip_pinned", "hip_managed"};
-    }
     /// hipPointerGetAttributes: "hip", "hip_pinned", "hip_managed", else "cpu".
     std::string memory_space(std::uint64_t address) const override;
     /// "gfx90a:sramecc+:xnack-" (hipGetDeviceProperties), or "" where the runtime lacks it.
     const std::string& arch() const { return arch_; }
-    /// CONTRACT E1: device (and pinned) memory in, kDLROCM out.
-    std::vector<int> dlpack_imports() const override { return {10, 11}; }
-    std::pair<int, int> dlpack_device() const override { return {10, int(device_)}; }
+    int device_ordinal() const override { return int(device_); }
     /// E5: image support, extents within the smallest 3-D texture limit (<= 0: unbounded), and
     /// a runtime with texture objects (texture.cpp).
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
 
-    std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
-    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
-    bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
-                    std::size_t count) override;
-    bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) override;
-
     void synchronize() override;
-    /// A blocking-sync event recorded on the device's stream, waited on with the device current.
-    std::unique_ptr<QueueMark> mark_queue() override;
-
     std::optional<std::string> cache_target() const override;
 
     const HipApi& api() const { return api_; }
@@ -89,40 +69,11 @@ class HipBackend final : public gpu::DeviceBackend {
     /// unbounded; CONTRACT E5).
     bool image_support() const { return image_support_; }
     int max_texture_3d() const { return max_texture_3d_; }
-    /// The texture object of `buffer` (a texture's storage, this backend's) for extents `whd`,
-    /// made at its first use (texture.hpp).
-    hipTextureObject_t texture_object(const Buffer& buffer, const std::array<std::int64_t, 3>& whd);
-    void* allocate(std::size_t nbytes);
-    void release(void* ptr, std::size_t nbytes);
-    void upload(void* dst, const void* src, std::size_t n);
-    void download(void* dst, const void* src, std::size_t n);
 
-    // The vendor's half of gpu::DeviceBackend (variant.cpp): hipRTC code objects, modules loaded
-    // with the device current, launches on its stream.
-    const codegen::cfamily::Dialect& dialect() const override;
-    std::vector<std::uint8_t> compile(const std::string& source,
-                                      const std::string& kernel) override;
-    Code load(const std::vector<std::uint8_t>& code, const std::string& entry,
-              const std::string& kernel) override;
-    void unload(Code code) noexcept override;
-    std::uint64_t allocate_block(std::size_t nbytes) override {
-        return reinterpret_cast<std::uint64_t>(allocate(nbytes));
-    }
-    void release_block(std::uint64_t ptr, std::size_t nbytes) override {
-        release(reinterpret_cast<void*>(ptr), nbytes);
-    }
-    void copy_in(std::uint64_t dst, const void* src, std::size_t n) override {
-        upload(reinterpret_cast<void*>(dst), src, n);
-    }
-    void copy_out(void* dst, std::uint64_t src, std::size_t n) override {
-        download(dst, reinterpret_cast<const void*>(src), n);
-    }
-    std::uint64_t texture_handle(const Buffer& buffer,
-                                 const std::array<std::int64_t, 3>& whd) override {
-        return reinterpret_cast<std::uint64_t>(texture_object(buffer, whd));
-    }
-    void launch_code(Code code, unsigned groups, unsigned group, void** params,
-                     const char* what) override;
+    // The vendor's half of gpu::DeviceBackend, every call with the device current and ordered
+    // on its stream: hipRTC code objects and modules (variant.cpp), memory through the buffer
+    // cache (or hipMallocAsync), events, texture objects (texture.cpp).
+    TACK_DEVICE_BACKEND_HOOKS
 
   private:
     void wait(const char* what);

@@ -1,59 +1,54 @@
-// HIP texture objects. Needs ROCm and a GPU with image support: none of this runs here.
-#include "runtime/hip/texture.hpp"
-
+// HIP's half of hardware textures (gpu::DeviceBackend::make_image, CONTRACT A39):
+// hipMalloc3DArray of one 32-bit float channel filled with hipMemcpy3DAsync on the stream, and a
+// texture object over it with linear filtering and clamp addressing in the coordinates the HIP
+// dialect emits (codegen/cfamily/hip.cpp). Runs on the emulated device in make test.
 #include <algorithm>
-#include <exception>
 
 #include "codegen/cfamily/dialect.hpp"
-#include "runtime/gpu/texture_slot.hpp"
 #include "runtime/hip/hip_backend.hpp"
 
 namespace tack::runtime::hip {
 
-HipTexture::HipTexture(HipBackend& backend, void* src, const std::array<std::int64_t, 3>& whd)
-    : backend_(backend) {
-    const HipApi& api = backend.api();
-    DeviceScope scope(api, backend.device());
+gpu::DeviceBackend::Image HipBackend::make_image(std::uint64_t src,
+                                                 const std::array<std::int64_t, 3>& whd) {
+    DeviceScope scope(api_, device_);
     auto [w, h, d] = whd;
     HipChannelFormatDesc format;
     HipExtent extent{std::size_t(w), std::size_t(h), std::size_t(d)};  // in texels: an array
-    check(api, api.hipMalloc3DArray(&array_, &format, extent, 0), "hipMalloc3DArray");
+    hipArray_t array = nullptr;
+    check(api_, api_.hipMalloc3DArray(&array, &format, extent, 0), "hipMalloc3DArray");
+    hipTextureObject_t object = nullptr;
     try {
         // Storage is (D, H, W) with x fastest: rows of W texels, H rows per slice.
         HipMemcpy3DParms copy;
-        copy.src_ptr = {src, std::size_t(w) * sizeof(float), std::size_t(w), std::size_t(h)};
-        copy.dst_array = array_;
+        copy.src_ptr = {reinterpret_cast<void*>(src), std::size_t(w) * sizeof(float),
+                        std::size_t(w), std::size_t(h)};
+        copy.dst_array = array;
         copy.extent = extent;
-        check(api, api.hipMemcpy3DAsync(&copy, backend.stream()), "hipMemcpy3DAsync");
+        check(api_, api_.hipMemcpy3DAsync(&copy, stream_), "hipMemcpy3DAsync");
         HipResourceDesc res;
-        res.res.array = array_;
+        res.res.array = array;
         HipTextureDesc tex;
         std::fill(std::begin(tex.address_mode), std::end(tex.address_mode), hipAddressModeClamp);
         tex.filter_mode = hipFilterModeLinear;
         tex.normalized_coords = codegen::cfamily::hip_dialect().texture_normalized ? 1 : 0;
-        check(api, api.hipCreateTextureObject(&object_, &res, &tex, nullptr),
+        check(api_, api_.hipCreateTextureObject(&object, &res, &tex, nullptr),
               "hipCreateTextureObject");
     } catch (...) {
-        release();
+        try {
+            wait("hipMemcpy3DAsync");  // the copy may be queued
+        } catch (const std::exception&) {
+        }
+        api_.hipFreeArray(array);
         throw;
     }
+    return {array, reinterpret_cast<std::uint64_t>(object)};
 }
 
-HipTexture::~HipTexture() {
-    release();
-}
-
-void HipTexture::release() {
-    const HipApi& api = backend_.api();
-    DeviceScope scope(api, backend_.device());
-    try {
-        backend_.synchronize();        // a queued launch or the fill copy may still read the array
-    } catch (const std::exception&) {  // a queued launch's error: the next wait reports it
-    }
-    if (object_) api.hipDestroyTextureObject(object_);
-    if (array_) api.hipFreeArray(array_);
-    object_ = nullptr;
-    array_ = nullptr;
+void HipBackend::destroy_image(Image image) noexcept {
+    DeviceScope scope(api_, device_);
+    api_.hipDestroyTextureObject(reinterpret_cast<hipTextureObject_t>(image.object));
+    api_.hipFreeArray(static_cast<hipArray_t>(image.array));
 }
 
 bool HipBackend::texture_in_hardware(const std::array<std::int64_t, 3>& whd) const {

@@ -15,6 +15,19 @@ std::vector<std::uint8_t> HipBackend::compile(const std::string& source,
     return compile_code_object(source, kernel);
 }
 
+std::string HipBackend::load_module(const std::vector<std::uint8_t>& code, void** module) {
+    DeviceScope scope(api_, device_);
+    hipError_t r = api_.hipModuleLoadData(reinterpret_cast<hipModule_t*>(module), code.data());
+    return r ? "hipModuleLoadData: " + hip_error_name(api_, r) : "";
+}
+
+std::string HipBackend::find_function(void* module, const std::string& entry, void** function) {
+    DeviceScope scope(api_, device_);
+    hipError_t r = api_.hipModuleGetFunction(reinterpret_cast<hipFunction_t*>(function),
+                                             static_cast<hipModule_t>(module), entry.c_str());
+    return r ? "hipModuleGetFunction: " + hip_error_name(api_, r) : "";
+}
+
 void HipBackend::unload(Code code) noexcept {
     DeviceScope scope(api_, device_);
     api_.hipModuleUnload(static_cast<hipModule_t>(code.module));

@@ -9,7 +9,7 @@ namespace {
 std::shared_ptr<Backend> create(const DeviceOptions& options);
 
 constexpr std::string_view kOptions[] = {"external_context"};
-const BackendEntry kEntry{"level_zero", "Level Zero", kOptions, &create};
+const BackendEntry kEntry{"level_zero", kOptions, &create};
 
 /// Device memory (zeMemAllocDevice), or wrapped memory owned by another library.
 class L0Buffer final : public Buffer {

@@ -35,8 +35,6 @@ class LevelZeroBackend final : public Backend {
 
     const BackendEntry& entry() const override { return backend_entry(); }
     DTypeSet supported_dtypes() const override { return level_zero::supported_dtypes(info_); }
-    DTypeSet target_atomic_dtypes() const override { return {DType::i32, DType::u32, DType::f32}; }
-    bool supports_device_reductions() const override { return true; }
     // reduce.cpp
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
                                        ReduceKind op) override;
@@ -44,23 +42,17 @@ class LevelZeroBackend final : public Backend {
     /// the device's groups are below 256 lanes (the caller reduces on the host).
     std::optional<double> reduce_f32(const Buffer& buffer, std::int64_t count, ReduceKind op,
                                      const ReductionCompiler& compile);
-    bool supports_workgroups() const override { return true; }
     /// Software for now: this runtime does not make images yet (zeImageCreate, an image copy
     /// on the queue, the image as the kernel argument). With them, E5's rule applies: the
     /// device has samplers (info_.max_samplers > 0) and every extent is at most
     /// info_.max_image_dims_3d. The OpenCL dialect's hardware form is compile-checked already.
     bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return false; }
-    std::vector<std::string> device_memory_spaces() const override { return {"level_zero"}; }
     /// zeMemGetAllocProperties: "level_zero" for device and shared allocations of the
     /// backend's context, "cpu" for anything else (host allocations included, CONTRACT C21).
     std::string memory_space(std::uint64_t address) const override;
-    /// CONTRACT E1: Level Zero device memory in (PyTorch XPU, dpctl), kDLOneAPI out; host
-    /// tensors are refused (a kernel could not read them), not wrapped as device memory.
-    std::vector<int> dlpack_imports() const override { return {kDLOneAPI}; }
-    std::pair<int, int> dlpack_device() const override {
-        return {kDLOneAPI, int(handles_.ordinal)};
-    }
-    static constexpr int kDLOneAPI = 14;
+    /// CONTRACT E1 (the row): Level Zero device memory in (PyTorch XPU, dpctl), kDLOneAPI out;
+    /// host tensors are refused (a kernel could not read them), not wrapped as device memory.
+    int device_ordinal() const override { return int(handles_.ordinal); }
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;

@@ -25,23 +25,12 @@ namespace tack::runtime::level_zero {
 #define TACK_OCLOC_OPTIONAL_FUNCTIONS(X) X(oclocVersion, int, ())
 
 struct OclocApi {
-    TACK_GPU_POINTERS(TACK_OCLOC_FUNCTIONS)
-    TACK_GPU_POINTERS(TACK_OCLOC_OPTIONAL_FUNCTIONS)
-    std::string library;
-
+    TACK_GPU_API(TACK_OCLOC_FUNCTIONS, TACK_OCLOC_OPTIONAL_FUNCTIONS)
     static constexpr const char* kEnv = "TACK_OCLOC_LIBRARY";
     static constexpr const char* kSonames[] = {"libocloc.so", "libocloc.so.1"};
-    static std::string missing(const std::string&) {
-        return "libocloc.so was not found; install Intel's offline compiler (libocloc / "
-               "intel-ocloc) to compile kernels for Level Zero";
-    }
-    static std::string lacks(const std::string& library, const std::string& symbol) {
-        return library + " lacks " + symbol;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) {
-        TACK_OCLOC_FUNCTIONS(TACK_GPU_REQUIRED)
-        TACK_OCLOC_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
-    }
+    static constexpr const char* kMissing =
+        "libocloc.so was not found; install Intel's offline compiler (libocloc / intel-ocloc) to "
+        "compile kernels for Level Zero";
 };
 
 /// The library, or nullptr with `*why` set. Loaded once per process.

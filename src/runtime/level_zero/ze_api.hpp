@@ -88,24 +88,15 @@ namespace tack::runtime::level_zero {
 /// The loaded entry points; optional ones may be null. Loaded once per process, never unloaded
 /// (the seed: Level Zero cleanup at shutdown can crash once the driver is gone).
 struct ZeApi {
-    TACK_GPU_POINTERS(TACK_ZE_FUNCTIONS)
-    TACK_GPU_POINTERS(TACK_ZE_OPTIONAL_FUNCTIONS)
-    std::string library;  // the soname that loaded
-
+    TACK_GPU_API(TACK_ZE_FUNCTIONS, TACK_ZE_OPTIONAL_FUNCTIONS)
     // The versioned soname is what libze1 installs; the bare name exists only with libze-dev.
     static constexpr const char* kEnv = "TACK_LEVEL_ZERO_LIBRARY";
     static constexpr const char* kSonames[] = {"libze_loader.so.1", "libze_loader.so"};
-    static std::string missing(const std::string& tried) {
-        return "the Level Zero loader libze_loader.so.1 was not found (" + tried +
-               "); install the oneAPI Level Zero loader (libze1)";
-    }
-    static std::string lacks(const std::string& library, const std::string& symbol) {
-        return library + " lacks " + symbol + " (the loader is older than API 1.0)";
-    }
-    void symbols(std::vector<gpu::Symbol>& out) {
-        TACK_ZE_FUNCTIONS(TACK_GPU_REQUIRED)
-        TACK_ZE_OPTIONAL_FUNCTIONS(TACK_GPU_OPTIONAL)
-    }
+    static constexpr const char* kMissing =
+        "the Level Zero loader libze_loader.so.1 was not found ({tried}); install the oneAPI Level "
+        "Zero loader (libze1)";
+    static constexpr const char* kLacks =
+        "{library} lacks {symbol} (the loader is older than API 1.0)";
 };
 
 /// The API, or nullptr with `*why` set (which library is missing or which symbol it lacks).

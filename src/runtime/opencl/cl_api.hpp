@@ -115,27 +115,21 @@ struct ClImageDesc {  // cl_image_desc (OpenCL 1.2)
       (cl_command_queue, cl_mem, const void*, size_t, size_t, size_t, cl_uint, const cl_event*,    \
        cl_event*))
 
+// OpenCL 1.2 images (textures): optional.
+#define TACK_CL_OPTIONAL_FUNCTIONS(X) \
+    X(clCreateImage, cl_mem,          \
+      (cl_context, cl_bitfield, const ClImageFormat*, const ClImageDesc*, void*, cl_int*))
+
 /// The loaded entry points. Loaded once per process; never unloaded.
 struct ClApi {
-    TACK_GPU_POINTERS(TACK_CL_FUNCTIONS)
-    cl_mem (*clCreateImage)(cl_context, cl_bitfield, const ClImageFormat*, const ClImageDesc*,
-                            void*, cl_int*) = nullptr;  // OpenCL 1.2: optional
-    std::string library;                                // the soname that loaded
-
+    TACK_GPU_API(TACK_CL_FUNCTIONS, TACK_CL_OPTIONAL_FUNCTIONS)
     // libOpenCL.so.1 is the ICD loader's soname on every Linux distribution; the unversioned
     // name exists only with development packages.
     static constexpr const char* kEnv = "TACK_OPENCL_LIBRARY";
     static constexpr const char* kSonames[] = {"libOpenCL.so.1", "libOpenCL.so"};
-    static std::string missing(const std::string& tried) {
-        return "OpenCL unavailable: libOpenCL.so.1 not found (" + tried + ")";
-    }
-    static std::string lacks(const std::string& library, const std::string& symbol) {
-        return "OpenCL unavailable: " + library + " lacks " + symbol;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) {
-        TACK_CL_FUNCTIONS(TACK_GPU_REQUIRED)
-        out.push_back({"clCreateImage", reinterpret_cast<void**>(&clCreateImage), false});
-    }
+    static constexpr const char* kMissing =
+        "OpenCL unavailable: libOpenCL.so.1 not found ({tried})";
+    static constexpr const char* kLacks = "OpenCL unavailable: {library} lacks {symbol}";
 };
 
 /// The API, or nullptr with `*why` set ("OpenCL unavailable: libOpenCL.so.1 not found (...)").

@@ -9,7 +9,7 @@ namespace {
 std::shared_ptr<Backend> create(const DeviceOptions& options);
 
 constexpr std::string_view kOptions[] = {"platform", "device"};
-const BackendEntry kEntry{"opencl", "OpenCL", kOptions, &create};
+const BackendEntry kEntry{"opencl", kOptions, &create};
 
 std::shared_ptr<Backend> create(const DeviceOptions& options) {
     // Options are checked before any library is touched (CONTRACT C2).

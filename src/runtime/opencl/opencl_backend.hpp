@@ -57,7 +57,6 @@ class OpenClBackend final : public Backend {
     DTypeSet target_atomic_dtypes() const override { return atomic_dtypes(device_); }
     bool supports_device_reductions() const override { return workgroups_; }
     bool supports_workgroups() const override { return workgroups_; }
-    std::vector<std::string> device_memory_spaces() const override { return {"opencl"}; }
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;

@@ -268,6 +268,15 @@ inline void hardware_samples_match_the_trilinear_reference(const tack::Device& d
     EXPECT_EQ(got[0], vol.front());
     EXPECT_EQ(got[1], vol.back());
     EXPECT_EQ(got[2], vol.front());
+    // One copy (SEED-AUDIT "Textures"): the texture is the image alone, with no linear storage
+    // to read back, and a snapshot: writes to the array it was made from never reach it.
+    EXPECT_THROW(tex.to_host<float>(), tack::RuntimeError);
+    tack::Array source = tack::Array::from_host(vol, {d, h, w});
+    tack::Array snap = source.texture_snapshot();
+    source.fill(7.0f);
+    k(snap, tack::Array::from_host(u, {n}), tack::Array::from_host(v, {n}),
+      tack::Array::from_host(s, {n}), out);
+    EXPECT_EQ(out.to_host<float>(), got);
     // A second texture's storage gets its own texture object; the first one's is destroyed
     // with it.
     std::vector<float> twos(vol.size(), 2.0f);

@@ -80,47 +80,32 @@ TEST(GpuRules, ReductionPlan) {
 }
 
 // A library that does not exist is an explanation, never a crash.
+#define TACK_TEST_MISSING_FUNCTIONS(X) X(noSuchFunction, int, ())
 struct MissingApi {
-    TACK_GPU_POINTER(noSuchFunction, int, ())
-    std::string library;
+    TACK_GPU_API(TACK_TEST_MISSING_FUNCTIONS, TACK_GPU_NONE)
     static constexpr const char* kSonames[] = {"libtack-no-such-library.so.1"};
     static constexpr const char* kEnv = "TACK_TEST_MISSING_LIBRARY";
-    static std::string missing(const std::string& tried) { return "absent: " + tried; }
-    static std::string lacks(const std::string& lib, const std::string& sym) {
-        return lib + " lacks " + sym;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) { TACK_GPU_REQUIRED(noSuchFunction, int, ()) }
+    static constexpr const char* kMissing = "absent: {tried}";
 };
 
+// The default explanation of a missing symbol; an optional one that resolves is fine.
+#define TACK_TEST_LACKS_FUNCTIONS(X) X(tackNoSuchSymbol, int, ())
+#define TACK_TEST_LACKS_OPTIONAL(X) X(dlopen, void*, (const char*, int))
 struct LacksApi {
-    TACK_GPU_POINTER(dlopen, void*, (const char*, int))
-    TACK_GPU_POINTER(tackNoSuchSymbol, int, ())
-    std::string library;
+    TACK_GPU_API(TACK_TEST_LACKS_FUNCTIONS, TACK_TEST_LACKS_OPTIONAL)
     static constexpr const char* kSonames[] = {"libc.so.6"};
     static constexpr const char* kEnv = "TACK_TEST_LACKS_LIBRARY";
-    static std::string missing(const std::string& tried) { return "absent: " + tried; }
-    static std::string lacks(const std::string& lib, const std::string& sym) {
-        return lib + " lacks " + sym;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) {
-        TACK_GPU_OPTIONAL(dlopen, void*, (const char*, int))
-        TACK_GPU_REQUIRED(tackNoSuchSymbol, int, ())
-    }
+    static constexpr const char* kMissing = "absent: {tried}";
 };
 
 // The variable names the one file tried, for a driver installed where dlopen does not look.
+#define TACK_TEST_OVERRIDDEN_FUNCTIONS(X) X(dlopen, void*, (const char*, int))
 struct OverriddenApi {
-    TACK_GPU_POINTER(dlopen, void*, (const char*, int))
-    std::string library;
+    TACK_GPU_API(TACK_TEST_OVERRIDDEN_FUNCTIONS, TACK_GPU_NONE)
     static constexpr const char* kSonames[] = {"libtack-no-such-library.so.1"};
     static constexpr const char* kEnv = "TACK_TEST_OVERRIDDEN_LIBRARY";
-    static std::string missing(const std::string& tried) { return "absent: " + tried; }
-    static std::string lacks(const std::string& lib, const std::string& sym) {
-        return lib + " lacks " + sym;
-    }
-    void symbols(std::vector<gpu::Symbol>& out) {
-        TACK_GPU_REQUIRED(dlopen, void*, (const char*, int))
-    }
+    static constexpr const char* kMissing = "absent: {tried}";
+    static constexpr const char* kLacks = "{library} has no {symbol}";
 };
 struct OverriddenMissingApi : OverriddenApi {
     static constexpr const char* kSonames[] = {"libc.so.6"};

@@ -10,7 +10,6 @@
 #include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/gpu/launch_rules.hpp"
-#include "runtime/gpu/texture_slot.hpp"
 #include "runtime/hip/hip_backend.hpp"
 
 #if __has_include(<hip/hip_runtime_api.h>)

@@ -13,7 +13,7 @@ namespace {
 
 std::shared_ptr<Backend> create_fake(const DeviceOptions&);
 constexpr std::string_view kNoOptions[] = {""};
-const BackendEntry kFakeEntry{"fake", "Fake", std::span(kNoOptions, 0), &create_fake};
+const BackendEntry kFakeEntry{"fake", std::span(kNoOptions, 0), &create_fake};
 
 struct FakeVariant : Variant {
     std::string kernel;
@@ -153,7 +153,7 @@ TEST(Dispatch, UnsupportedDtypeNamesParameterAndBackend) {
     } catch (const TypeError& e) {
         EXPECT_STREQ(e.what(),
                      "Kernel 'scale': parameter 'x' has dtype tack.f64, which is not "
-                     "supported on Fake. Supported dtypes: i8, u8, i16, u16, i32, "
+                     "supported on fake. Supported dtypes: i8, u8, i16, u16, i32, "
                      "u32, i64, u64, f32");
     }
     EXPECT_EQ(f.backend->builds, 0);
@@ -197,7 +197,7 @@ def g(x):
         no.call(no.array(DType::f32, 256));
         FAIL();
     } catch (const NotImplementedError& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("Kernel 'g': Fake backend does not support workgroup "
+        EXPECT_EQ(std::string(e.what()).rfind("Kernel 'g': fake backend does not support workgroup "
                                               "execution required by barrier (barrier at line 6)",
                                               0),
                   0u)

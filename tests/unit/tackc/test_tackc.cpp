@@ -137,7 +137,22 @@ TEST(Tackc, CheckWithArgsRunsTheTypedPipeline) {
     EXPECT_EQ(tackc("check " + atom + " --args 'f64[:],f64[:]'").status, 0);
     Result metal = tackc("check " + atom + " --args 'f64[:],f64[:]' --target metal");
     EXPECT_EQ(metal.status, 1);
-    EXPECT_TRUE(has(metal.out, "tack.f64 is not supported on Metal")) << metal.out;
+    // The target's row refuses what dispatch on that device would, with dispatch's message.
+    EXPECT_TRUE(has(metal.out,
+                    "atom.py:4:5: TypeError: Kernel 'k': parameter 'x' has dtype "
+                    "tack.f64, which is not supported on Metal"))
+        << metal.out;
+    Result l0 = tackc("check " + atom + " --args 'i64[:],i64[:]' --target level_zero");
+    EXPECT_EQ(l0.status, 1);
+    EXPECT_TRUE(has(l0.out,
+                    "Kernel 'k': level_zero atomic_add does not support target dtype "
+                    "tack.i64"))
+        << l0.out;
+    EXPECT_EQ(tackc("check " + atom + " --args 'i64[:],i64[:]' --target opencl").status, 0);
+    Result inspect = tackc("inspect " + atom + " k --args 'i64[:],i64[:]' --target level_zero");
+    EXPECT_EQ(inspect.status, 1);
+    EXPECT_TRUE(has(inspect.out, "level_zero atomic_add does not support target dtype tack.i64"))
+        << inspect.out;
     // Several kernels: --kernel names the one the signature is for.
     std::string two = dir.write("two.py", kKernels);
     Result ambiguous = tackc("check " + two + " --args 'f32[:],f32[:]'");
