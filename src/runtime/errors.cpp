@@ -36,4 +36,8 @@ void throw_public(const diag::Diagnostic& d) {
     }
 }
 
+void backend_unavailable(std::string_view backend, const std::string& why) {
+    throw RuntimeError("Cannot initialize '" + std::string(backend) + "' backend: " + why);
+}
+
 }  // namespace tack::runtime

@@ -13,6 +13,10 @@ namespace tack::runtime {
 [[noreturn]] void throw_public(const diag::CompileError& error);
 [[noreturn]] void throw_public(const diag::Diagnostic& diagnostic);
 
+/// RuntimeError "Cannot initialize '<backend>' backend: <why>" (CONTRACT C2: the prefix
+/// tack/_devices.py replaces with the system and the install hint).
+[[noreturn]] void backend_unavailable(std::string_view backend, const std::string& why);
+
 /// Runs f(), translating diag::CompileError.
 template <class F>
 decltype(auto) translate_compile_errors(F&& f) {

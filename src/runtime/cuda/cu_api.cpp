@@ -4,14 +4,6 @@
 
 namespace tack::runtime::cuda {
 
-const CuApi* cu_api(std::string* why) {
-    return gpu::load_api<CuApi>(why);
-}
-
-const NvrtcApi* nvrtc_api(std::string* why) {
-    return gpu::load_api<NvrtcApi>(why);
-}
-
 std::string cu_error_name(const CuApi& api, CUresult r) {
     const char* name = nullptr;
     if (api.cuGetErrorName(r, &name) != CUDA_SUCCESS || !name) name = "CUDA error";

@@ -191,32 +191,12 @@ static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12
 
 struct CuApi {
     TACK_GPU_API(TACK_CU_FUNCTIONS, TACK_CU_OPTIONAL_FUNCTIONS)
-    static constexpr const char* kEnv = "TACK_CUDA_LIBRARY";
-    static constexpr const char* kSonames[] = {"libcuda.so.1", "libcuda.so"};
-    static constexpr const char* kMissing =
-        "the CUDA driver libcuda.so.1 was not found ({tried}); install the NVIDIA driver, or run "
-        "where a GPU is visible";
-    static constexpr const char* kLacks =
-        "{library} lacks {symbol} (the driver is older than CUDA 11.2)";
+    static constexpr std::string_view kLibrary = "cuda";
     bool has_textures() const { return true TACK_CU_TEXTURE_FUNCTIONS(TACK_GPU_PRESENT); }
 };
 
 /// NVRTC (gpu/rtc.hpp): CUDA C to PTX.
-struct NvrtcNames {
-    static constexpr const char* kPrefix = "nvrtc";
-    static constexpr const char* kOutput = "PTX";
-    static constexpr const char* kEnv = "TACK_NVRTC_LIBRARY";
-    static constexpr const char* kSonames[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
-                                               "/usr/local/cuda/lib64/libnvrtc.so"};
-    static constexpr const char* kMissing =
-        "NVRTC (libnvrtc.so) was not found ({tried}); install the CUDA toolkit's NVRTC "
-        "(cuda-nvrtc)";
-};
-using NvrtcApi = gpu::RtcApi<NvrtcNames>;
-
-/// The loaded APIs, or nullptr with `*why` set.
-const CuApi* cu_api(std::string* why);
-const NvrtcApi* nvrtc_api(std::string* why);
+using NvrtcApi = gpu::RtcApi<gpu::Rtc::Nvrtc>;
 
 /// "CUDA_ERROR_INVALID_CONTEXT (201)".
 std::string cu_error_name(const CuApi& api, CUresult r);

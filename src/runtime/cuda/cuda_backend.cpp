@@ -16,10 +16,6 @@ std::shared_ptr<Backend> create(const DeviceOptions& options);
 
 const BackendEntry kEntry{"cuda", {}, &create};
 
-[[noreturn]] void unavailable(const std::string& why) {
-    throw RuntimeError("Cannot initialize 'cuda' backend: " + why);
-}
-
 ContextTokens& tokens() {
     static auto* t = new ContextTokens();  // never destroyed: buffers may outlive main()
     return *t;
@@ -27,8 +23,8 @@ ContextTokens& tokens() {
 
 std::shared_ptr<Backend> create(const DeviceOptions&) {
     std::string why;
-    const CuApi* api = cu_api(&why);
-    if (!api) unavailable(why);
+    const CuApi* api = gpu::load_api<CuApi>(&why);
+    if (!api) backend_unavailable("cuda", why);
     CUdevice device = 0;
     auto token = open_context(*api, &device);
     return std::make_shared<CudaBackend>(*api, device, std::move(token));
@@ -47,7 +43,8 @@ const BackendEntry& backend_entry() {
 }
 
 std::shared_ptr<ContextToken> open_context(const CuApi& api, CUdevice* device) {
-    if (CUresult r = api.cuInit(0)) unavailable("cuInit failed: " + cu_error_name(api, r));
+    if (CUresult r = api.cuInit(0))
+        backend_unavailable("cuda", "cuInit failed: " + cu_error_name(api, r));
     CUcontext current = nullptr;
     if (api.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current) {
         // Adopted: the embedding application owns it (CONTRACT E7: never destroyed).
@@ -55,10 +52,10 @@ std::shared_ptr<ContextToken> open_context(const CuApi& api, CUdevice* device) {
         return tokens().acquire(current, false, nullptr);
     }
     if (CUresult r = api.cuDeviceGet(device, 0))
-        unavailable("no CUDA device (cuDeviceGet: " + cu_error_name(api, r) + ")");
+        backend_unavailable("cuda", "no CUDA device (cuDeviceGet: " + cu_error_name(api, r) + ")");
     CUcontext primary = nullptr;
     if (CUresult r = api.cuDevicePrimaryCtxRetain(&primary, *device))
-        unavailable("cuDevicePrimaryCtxRetain failed: " + cu_error_name(api, r));
+        backend_unavailable("cuda", "cuDevicePrimaryCtxRetain failed: " + cu_error_name(api, r));
     const CUdevice d = *device;
     // Each retain is matched by one release; the token shares one retain among backends.
     auto token = tokens().acquire(primary, true,
@@ -184,16 +181,17 @@ void CudaBackend::synchronize() {
 
 // cuda-bindings releases the GIL in cuEventSynchronize: during a 490 ms kernel another task ran
 // 436 times awaiting sync_async and 0 times under tack.sync() (the seed).
-void* CudaBackend::record_event() {
+void* CudaBackend::create_event() {
     ContextScope scope(api_, context());
     CUevent e = nullptr;
     check(api_, api_.cuEventCreate(&e, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING),
           "cuEventCreate");
-    if (CUresult r = api_.cuEventRecord(e, stream_)) {
-        api_.cuEventDestroy_v2(e);
-        check(api_, r, "cuEventRecord");
-    }
     return e;
+}
+
+void CudaBackend::record_event(void* event) {
+    ContextScope scope(api_, context());
+    check(api_, api_.cuEventRecord(static_cast<CUevent>(event), stream_), "cuEventRecord");
 }
 
 void CudaBackend::wait_event(void* event) {

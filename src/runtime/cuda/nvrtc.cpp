@@ -17,7 +17,7 @@ constexpr const char* kOptions[] = {"--ftz=false", "--prec-div=true", "--prec-sq
 
 const NvrtcApi& nvrtc() {
     std::string why;
-    const NvrtcApi* api = nvrtc_api(&why);
+    const NvrtcApi* api = gpu::load_api<NvrtcApi>(&why);
     if (!api) throw RuntimeError("CUDA: cannot compile kernels: " + why);
     return *api;
 }
@@ -59,7 +59,7 @@ std::string nvrtc_version_warning(int major, int minor) {
 
 std::string nvrtc_version() {
     std::string why;
-    const NvrtcApi* api = nvrtc_api(&why);
+    const NvrtcApi* api = gpu::load_api<NvrtcApi>(&why);
     int major = 0, minor = 0;
     if (!api || api->version(&major, &minor) != 0) return "";
     return std::to_string(major) + "." + std::to_string(minor);

@@ -84,6 +84,7 @@ class DeviceMark final : public QueueMark {
     DeviceMark(std::shared_ptr<DeviceBackend> b, void* event) : b_(std::move(b)), event_(event) {}
     ~DeviceMark() override { b_->destroy_event(event_); }
     void wait() override { b_->wait_event(event_); }
+    void* event() const { return event_; }
 
   private:
     std::shared_ptr<DeviceBackend> b_;
@@ -138,7 +139,20 @@ bool DeviceBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbyte
 
 std::unique_ptr<QueueMark> DeviceBackend::mark_queue() {
     auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
-    return std::make_unique<DeviceMark>(self, record_event());
+    auto mark = std::make_unique<DeviceMark>(self, create_event());  // destroys it on any path
+    record_event(mark->event());
+    return mark;
+}
+
+void DeviceBackend::wait_for_queue() {
+    // No QueueMark: a backend waits in its destructor too, where it has no shared_ptr left.
+    struct Event {
+        DeviceBackend& b;
+        void* e;
+        ~Event() { b.destroy_event(e); }
+    } event{*this, create_event()};
+    record_event(event.e);
+    wait_event(event.e);
 }
 
 std::shared_ptr<Buffer> DeviceBackend::make_texture_image(const Buffer& source,

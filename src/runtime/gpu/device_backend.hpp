@@ -58,8 +58,11 @@ class DeviceBackend : public Backend {
     bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
                     std::size_t count) final;
     bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) final;
-    /// A blocking-sync event recorded after the work queued so far (record_event).
+    /// A blocking-sync event recorded after the work queued so far.
     std::unique_ptr<QueueMark> mark_queue() final;
+    /// Waits for the work queued so far on such an event (never a stream-wide synchronize,
+    /// which some runtimes hold the queue through).
+    void wait_for_queue();
 
     /// A loaded module and its entry, as the vendor's handles.
     struct Code {
@@ -102,9 +105,11 @@ class DeviceBackend : public Backend {
     /// Queues `count` copies of the low `elem_size` (1, 2 or 4) bytes of `pattern` at `dst`.
     virtual void fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,
                             std::size_t count) = 0;
-    /// A blocking-sync event (no timing) recorded after the work queued so far; waited for
-    /// with the device current (the queued launches' error, as a RuntimeError); destroyed.
-    virtual void* record_event() = 0;
+    /// A blocking-sync event (no timing); recorded on the queue after the work queued so far;
+    /// waited for with the device current (the queued launches' error, as a RuntimeError);
+    /// destroyed.
+    virtual void* create_event() = 0;
+    virtual void record_event(void* event) = 0;
     virtual void wait_event(void* event) = 0;
     virtual void destroy_event(void* event) noexcept = 0;
     /// A 3-D array of one f32 channel of extents `whd`, filled from the texels at `src` (device
@@ -162,7 +167,8 @@ class DeviceBackend : public Backend {
     void copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) override;                \
     void fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,              \
                     std::size_t count) override;                                                  \
-    void* record_event() override;                                                                \
+    void* create_event() override;                                                                \
+    void record_event(void* event) override;                                                      \
     void wait_event(void* event) override;                                                        \
     void destroy_event(void* event) noexcept override;                                            \
     Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) override;         \

@@ -16,6 +16,12 @@ std::string fill_in(std::string_view pattern,
     return out;
 }
 
+std::string unusable(const VendorLibrary& library, const std::string& tried,
+                     const std::string& loaded, const std::string& symbol) {
+    if (loaded.empty()) return fill_in(library.missing, {{"tried", tried}});
+    return fill_in(library.lacks, {{"library", loaded}, {"symbol", symbol}});
+}
+
 std::optional<std::string> library_override(const char* env) {
     return support::env_library(env);
 }

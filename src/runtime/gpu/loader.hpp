@@ -1,16 +1,14 @@
 #pragma once
 // The one dlopen loader every vendor API goes through (STYLE habit 5): an API struct lists its
-// functions once as X-macros of (name, return type, parameters), declares where to look
-// (sonames, an environment variable naming a file) and what to say when something is missing,
-// and load_api<Api>() resolves it once per process. A missing library or symbol is an
+// functions once as X-macros of (name, return type, parameters) and names its library's row of
+// gpu/libraries.cpp (where to look, what to say when something is missing), and load_api<Api>()
+// resolves it once per process. A missing library or symbol is an
 // explanation, never a link error or a crash.
 //
 //   struct CuApi {
 //       TACK_GPU_API(TACK_CU_FUNCTIONS, TACK_CU_OPTIONAL_FUNCTIONS)  // pointers, symbols(),
-//       library static constexpr const char* kEnv = "TACK_CUDA_LIBRARY";    // a path tried instead
-//       static constexpr const char* kSonames[] = {"libcuda.so.1"};
-//       static constexpr const char* kMissing = "libcuda.so.1 was not found ({tried}); ...";
-//       static constexpr const char* kLacks = "{library} lacks {symbol} (...)";  // optional
+//       library static constexpr std::string_view kLibrary = "cuda";         // its
+//       gpu/libraries.cpp row
 //   };
 
 #include <initializer_list>
@@ -20,6 +18,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "runtime/gpu/libraries.hpp"
 
 namespace tack::runtime::gpu {
 
@@ -66,19 +66,23 @@ std::optional<std::string> library_override(const char* env);
 std::string fill_in(std::string_view pattern,
                     std::initializer_list<std::pair<std::string_view, std::string_view>> values);
 
-/// Why the library did not load (Api::kMissing) or which symbol it lacks (Api::kLacks, by
-/// default "{library} lacks {symbol}").
+/// Why `library` did not load (`tried`: its dlerror()s), or which required `symbol` the file
+/// `loaded` lacks.
+std::string unusable(const VendorLibrary& library, const std::string& tried,
+                     const std::string& loaded, const std::string& symbol);
+
+/// The row an API struct names (Api::kLibrary), or the one it is (tests' APIs: Api::kRow).
 template <class Api>
-std::string unusable(const std::string& tried, const std::string& library,
-                     const std::string& lacking) {
-    if (library.empty()) return fill_in(Api::kMissing, {{"tried", tried}});
-    std::string_view lacks = "{library} lacks {symbol}";
-    if constexpr (requires { Api::kLacks; }) lacks = Api::kLacks;
-    return fill_in(lacks, {{"library", library}, {"symbol", lacking}});
+const VendorLibrary& library_of() {
+    if constexpr (requires { Api::kRow; }) {
+        return Api::kRow;
+    } else {
+        return vendor_library(Api::kLibrary);
+    }
 }
 
-/// The API loaded once per process, or nullptr with `*why` set (unusable()). Where Api::kEnv
-/// names a file, only that file is tried.
+/// The API loaded once per process, or nullptr with `*why` set (unusable()). Where the row's
+/// environment variable names a file, only that file is tried.
 template <class Api>
 const Api* load_api(std::string* why) {
     struct Loaded {
@@ -88,14 +92,15 @@ const Api* load_api(std::string* why) {
             std::vector<Symbol> symbols;
             api.symbols(symbols);
             std::string tried, lacking;
-            std::optional<std::string> path = library_override(Api::kEnv);
+            const VendorLibrary& row = library_of<Api>();
+            std::optional<std::string> path = library_override(row.env);
             const char* only[] = {path ? path->c_str() : nullptr};
-            std::span<const char* const> names = Api::kSonames;
+            std::span<const char* const> names = row.sonames;
             if (path) names = only;
             if (!open_library(names, symbols, &api.library, &tried, &lacking))
-                error = unusable<Api>(tried, "", "");
+                error = unusable(row, tried, "", "");
             else if (!lacking.empty())
-                error = unusable<Api>("", api.library, lacking);
+                error = unusable(row, "", api.library, lacking);
         }
     };
     static const Loaded* loaded = new Loaded();  // never unloaded: kernels may outlive main()

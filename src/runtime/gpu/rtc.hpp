@@ -4,8 +4,7 @@
 // vendor API (gpu/loader.hpp), named here without the prefix, and rtc_compile is the one
 // compile both GPU backends run.
 //
-//   struct NvrtcNames { kPrefix = "nvrtc", kOutput = "PTX", kEnv, kSonames, kMissing };
-//   using NvrtcApi = gpu::RtcApi<NvrtcNames>;     // api.create_program -> nvrtcCreateProgram
+//   using NvrtcApi = gpu::RtcApi<gpu::Rtc::Nvrtc>;   // api.create_program: nvrtcCreateProgram
 
 #include <cstddef>
 #include <cstdint>
@@ -44,13 +43,16 @@ struct RtcCalls {
 /// "nvrtcCreateProgram", ... for `prefix` and `output`, in TACK_GPU_RTC_FUNCTIONS's order.
 std::vector<std::string> rtc_symbol_names(std::string_view prefix, std::string_view output);
 
-/// The API of the compiler `Names` describes (kPrefix, kOutput and load_api's kEnv, kSonames,
-/// kMissing): every entry point is required.
-template <class Names>
-struct RtcApi : RtcCalls, Names {
+/// The two compilers. Each one's entry points are its library's name (its row of
+/// gpu/libraries.cpp) followed by the names above, its output PTX or Code.
+enum class Rtc { Nvrtc, Hiprtc };
+
+template <Rtc R>
+struct RtcApi : RtcCalls {
+    static constexpr std::string_view kLibrary = R == Rtc::Nvrtc ? "nvrtc" : "hiprtc";
+    static constexpr std::string_view kOutput = R == Rtc::Nvrtc ? "PTX" : "Code";
     void symbols(std::vector<Symbol>& out) {
-        static const std::vector<std::string> names =
-            rtc_symbol_names(Names::kPrefix, Names::kOutput);
+        static const std::vector<std::string> names = rtc_symbol_names(kLibrary, kOutput);
         void** slots[] = {
 #define TACK_GPU_RTC_SLOT(member, suffix, ret, params) reinterpret_cast<void**>(&member),
             TACK_GPU_RTC_FUNCTIONS(TACK_GPU_RTC_SLOT)

@@ -5,14 +5,6 @@
 
 namespace tack::runtime::hip {
 
-const HipApi* hip_api(std::string* why) {
-    return gpu::load_api<HipApi>(why);
-}
-
-const HiprtcApi* hiprtc_api(std::string* why) {
-    return gpu::load_api<HiprtcApi>(why);
-}
-
 std::string hip_error_name(const HipApi& api, hipError_t r) {
     const char* name = api.hipGetErrorName(r);
     return std::string(name ? name : "HIP error") + " (" + std::to_string(r) + ")";
@@ -31,7 +23,7 @@ std::vector<std::string> hiprtc_options() {
 std::vector<std::uint8_t> compile_code_object(const std::string& source, const std::string& kernel,
                                               const std::vector<std::string>& extra) {
     std::string why;
-    const HiprtcApi* api = hiprtc_api(&why);
+    const HiprtcApi* api = gpu::load_api<HiprtcApi>(&why);
     if (!api) throw RuntimeError("HIP: cannot compile kernels: " + why);
     std::vector<std::string> options = hiprtc_options();
     options.insert(options.end(), extra.begin(), extra.end());

@@ -153,31 +153,13 @@ struct HipTextureDesc {
 
 struct HipApi {
     TACK_GPU_API(TACK_HIP_FUNCTIONS, TACK_HIP_OPTIONAL_FUNCTIONS)
-    static constexpr const char* kEnv = "TACK_HIP_LIBRARY";
-    static constexpr const char* kSonames[] = {"libamdhip64.so", "libamdhip64.so.7",
-                                               "libamdhip64.so.6", "libamdhip64.so.5",
-                                               "/opt/rocm/lib/libamdhip64.so"};
-    static constexpr const char* kMissing =
-        "the HIP runtime libamdhip64.so was not found ({tried}); install ROCm";
+    static constexpr std::string_view kLibrary = "hip";
     bool has_textures() const { return true TACK_HIP_TEXTURE_FUNCTIONS(TACK_GPU_PRESENT); }
 };
 
-/// hipRTC (gpu/rtc.hpp): HIP C to a code object. ROCm 6 moved it out of libamdhip64 into a
-/// library of its own.
-struct HiprtcNames {
-    static constexpr const char* kPrefix = "hiprtc";
-    static constexpr const char* kOutput = "Code";
-    static constexpr const char* kEnv = "TACK_HIPRTC_LIBRARY";
-    static constexpr const char* kSonames[] = {"libhiprtc.so",     "libhiprtc.so.7",
-                                               "libhiprtc.so.6",   "libamdhip64.so",
-                                               "libamdhip64.so.5", "/opt/rocm/lib/libhiprtc.so"};
-    static constexpr const char* kMissing =
-        "hipRTC (libhiprtc.so / libamdhip64.so) was not found ({tried}); install ROCm's hiprtc";
-};
-using HiprtcApi = gpu::RtcApi<HiprtcNames>;
+/// hipRTC (gpu/rtc.hpp): HIP C to a code object.
+using HiprtcApi = gpu::RtcApi<gpu::Rtc::Hiprtc>;
 
-const HipApi* hip_api(std::string* why);
-const HiprtcApi* hiprtc_api(std::string* why);
 /// RuntimeError "HIP: <what> failed: <name> (<code>)" unless hipSuccess.
 void check(const HipApi& api, hipError_t r, const char* what);
 std::string hip_error_name(const HipApi& api, hipError_t r);

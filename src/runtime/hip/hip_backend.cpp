@@ -17,10 +17,6 @@ std::shared_ptr<Backend> create(const DeviceOptions& options);
 
 const BackendEntry kEntry{"hip", {}, &create};
 
-[[noreturn]] void unavailable(const std::string& why) {
-    throw RuntimeError("Cannot initialize 'hip' backend: " + why);
-}
-
 /// One blocking stream per device, shared by every backend on it; never destroyed (HIP tears
 /// its runtime down at exit on its own).
 hipStream_t device_stream(const HipApi& api, hipDevice_t device) {
@@ -34,12 +30,13 @@ hipStream_t device_stream(const HipApi& api, hipDevice_t device) {
 
 std::shared_ptr<Backend> create(const DeviceOptions&) {
     std::string why;
-    const HipApi* api = hip_api(&why);
-    if (!api) unavailable(why);
-    if (hipError_t r = api->hipInit(0)) unavailable("hipInit failed: " + hip_error_name(*api, r));
+    const HipApi* api = gpu::load_api<HipApi>(&why);
+    if (!api) backend_unavailable("hip", why);
+    if (hipError_t r = api->hipInit(0))
+        backend_unavailable("hip", "hipInit failed: " + hip_error_name(*api, r));
     hipDevice_t device = 0;
     if (hipError_t r = api->hipGetDevice(&device))
-        unavailable("no HIP device (hipGetDevice: " + hip_error_name(*api, r) + ")");
+        backend_unavailable("hip", "no HIP device (hipGetDevice: " + hip_error_name(*api, r) + ")");
     return std::make_shared<HipBackend>(*api, device);
 }
 
@@ -130,36 +127,29 @@ HipBackend::HipBackend(const HipApi& api, hipDevice_t device) : api_(api), devic
 HipBackend::~HipBackend() {
     DeviceScope scope(api_, device_);
     try {
-        wait("teardown");
+        wait_for_queue();
     } catch (const std::exception&) {  // an error of a queued launch nobody waited for
     }
     cache_->clear([&](void* p) { api_.hipFree(p); });
 }
 
-void HipBackend::wait(const char* what) {
-    DeviceScope scope(api_, device_);
-    hipEvent_t e = static_cast<hipEvent_t>(record_event());
-    hipError_t r = api_.hipEventSynchronize(e);
-    api_.hipEventDestroy(e);
-    check(api_, r, what);
-}
-
 void HipBackend::synchronize() {
-    wait("a queued launch (hipEventSynchronize)");
+    wait_for_queue();
 }
 
 // Through the runtime's C API: hip-python's wrappers hold the GIL while the runtime waits (the
 // seed: another task ran 6 times during a 357 ms wait, 1353 times through ctypes).
-void* HipBackend::record_event() {
+void* HipBackend::create_event() {
     DeviceScope scope(api_, device_);
     hipEvent_t e = nullptr;
     check(api_, api_.hipEventCreateWithFlags(&e, hipEventBlockingSync | hipEventDisableTiming),
           "hipEventCreateWithFlags");
-    if (hipError_t r = api_.hipEventRecord(e, stream_)) {
-        api_.hipEventDestroy(e);
-        check(api_, r, "hipEventRecord");
-    }
     return e;
+}
+
+void HipBackend::record_event(void* event) {
+    DeviceScope scope(api_, device_);
+    check(api_, api_.hipEventRecord(static_cast<hipEvent_t>(event), stream_), "hipEventRecord");
 }
 
 void HipBackend::wait_event(void* event) {
@@ -188,7 +178,7 @@ std::uint64_t HipBackend::allocate_block(std::size_t nbytes) {
             // The dropped buffers the cache holds (and the pool's freed memory, once the stream
             // has run past the frees) go back to the device; then once more. Still too big is
             // std::bad_alloc (Python's MemoryError naming the shape), as on every backend.
-            wait("a queued launch (hipEventSynchronize)");
+            wait_for_queue();
             cache_->clear([&](void* q) { api_.hipFree(q); });
             r = attempt();
             if (r == hipErrorOutOfMemory) throw std::bad_alloc();
@@ -207,7 +197,7 @@ void HipBackend::release_block(std::uint64_t address, std::size_t nbytes) noexce
         api_.hipFreeAsync(ptr, stream_);
     } else if (!cache_->give(ptr, cap)) {
         try {
-            wait("a queued launch (hipEventSynchronize)");  // hipFree would wait for the device
+            wait_for_queue();  // hipFree would wait for the device
         } catch (const std::exception&) {
         }
         api_.hipFree(ptr);
@@ -227,12 +217,12 @@ void HipBackend::copy_in(std::uint64_t dst, const void* src, std::size_t n) {
 void HipBackend::copy_out(void* dst, std::uint64_t src, std::size_t n) {
     // A copy to pageable memory waits inside hipMemcpyAsync holding the stream: wait on an
     // event first, so other threads' launches are not held behind this read.
-    wait("a queued launch (hipEventSynchronize)");
+    wait_for_queue();
     if (n == 0) return;
     DeviceScope scope(api_, device_);
     check(api_, api_.hipMemcpyDtoHAsync(dst, reinterpret_cast<void*>(src), n, stream_),
           "hipMemcpyDtoHAsync");
-    wait("hipMemcpyDtoHAsync");
+    wait_for_queue();
 }
 
 void HipBackend::copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) {

@@ -76,8 +76,6 @@ class HipBackend final : public gpu::DeviceBackend {
     TACK_DEVICE_BACKEND_HOOKS
 
   private:
-    void wait(const char* what);
-
     const HipApi& api_;
     hipDevice_t device_;
     hipStream_t stream_ = nullptr;

@@ -36,7 +36,7 @@ gpu::DeviceBackend::Image HipBackend::make_image(std::uint64_t src,
               "hipCreateTextureObject");
     } catch (...) {
         try {
-            wait("hipMemcpy3DAsync");  // the copy may be queued
+            wait_for_queue();  // the copy may be queued
         } catch (const std::exception&) {
         }
         api_.hipFreeArray(array);

@@ -26,11 +26,7 @@ namespace tack::runtime::level_zero {
 
 struct OclocApi {
     TACK_GPU_API(TACK_OCLOC_FUNCTIONS, TACK_OCLOC_OPTIONAL_FUNCTIONS)
-    static constexpr const char* kEnv = "TACK_OCLOC_LIBRARY";
-    static constexpr const char* kSonames[] = {"libocloc.so", "libocloc.so.1"};
-    static constexpr const char* kMissing =
-        "libocloc.so was not found; install Intel's offline compiler (libocloc / intel-ocloc) to "
-        "compile kernels for Level Zero";
+    static constexpr std::string_view kLibrary = "ocloc";
 };
 
 /// The library, or nullptr with `*why` set. Loaded once per process.

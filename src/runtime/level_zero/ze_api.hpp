@@ -89,14 +89,7 @@ namespace tack::runtime::level_zero {
 /// (the seed: Level Zero cleanup at shutdown can crash once the driver is gone).
 struct ZeApi {
     TACK_GPU_API(TACK_ZE_FUNCTIONS, TACK_ZE_OPTIONAL_FUNCTIONS)
-    // The versioned soname is what libze1 installs; the bare name exists only with libze-dev.
-    static constexpr const char* kEnv = "TACK_LEVEL_ZERO_LIBRARY";
-    static constexpr const char* kSonames[] = {"libze_loader.so.1", "libze_loader.so"};
-    static constexpr const char* kMissing =
-        "the Level Zero loader libze_loader.so.1 was not found ({tried}); install the oneAPI Level "
-        "Zero loader (libze1)";
-    static constexpr const char* kLacks =
-        "{library} lacks {symbol} (the loader is older than API 1.0)";
+    static constexpr std::string_view kLibrary = "level_zero";
 };
 
 /// The API, or nullptr with `*why` set (which library is missing or which symbol it lacks).

@@ -123,13 +123,7 @@ struct ClImageDesc {  // cl_image_desc (OpenCL 1.2)
 /// The loaded entry points. Loaded once per process; never unloaded.
 struct ClApi {
     TACK_GPU_API(TACK_CL_FUNCTIONS, TACK_CL_OPTIONAL_FUNCTIONS)
-    // libOpenCL.so.1 is the ICD loader's soname on every Linux distribution; the unversioned
-    // name exists only with development packages.
-    static constexpr const char* kEnv = "TACK_OPENCL_LIBRARY";
-    static constexpr const char* kSonames[] = {"libOpenCL.so.1", "libOpenCL.so"};
-    static constexpr const char* kMissing =
-        "OpenCL unavailable: libOpenCL.so.1 not found ({tried})";
-    static constexpr const char* kLacks = "OpenCL unavailable: {library} lacks {symbol}";
+    static constexpr std::string_view kLibrary = "opencl";
 };
 
 /// The API, or nullptr with `*why` set ("OpenCL unavailable: libOpenCL.so.1 not found (...)").

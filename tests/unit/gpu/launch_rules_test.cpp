@@ -79,37 +79,39 @@ TEST(GpuRules, ReductionPlan) {
     EXPECT_THROW(gpu::plan_reduction(-1, tack::runtime::ReduceKind::Max, g, 1), tack::ValueError);
 }
 
-// A library that does not exist is an explanation, never a crash.
+// A library that does not exist is an explanation, never a crash. (Tests' APIs carry their own
+// row, kRow, instead of naming one of gpu/libraries.cpp.)
+constexpr const char* kNoSuchLibrary[] = {"libtack-no-such-library.so.1"};
+constexpr const char* kLibc[] = {"libc.so.6"};
+
 #define TACK_TEST_MISSING_FUNCTIONS(X) X(noSuchFunction, int, ())
 struct MissingApi {
     TACK_GPU_API(TACK_TEST_MISSING_FUNCTIONS, TACK_GPU_NONE)
-    static constexpr const char* kSonames[] = {"libtack-no-such-library.so.1"};
-    static constexpr const char* kEnv = "TACK_TEST_MISSING_LIBRARY";
-    static constexpr const char* kMissing = "absent: {tried}";
+    static constexpr gpu::VendorLibrary kRow{"missing", "TACK_TEST_MISSING_LIBRARY", kNoSuchLibrary,
+                                             "absent: {tried}", "{library} lacks {symbol}"};
 };
 
-// The default explanation of a missing symbol; an optional one that resolves is fine.
+// A required symbol the library lacks; an optional one that resolves is fine.
 #define TACK_TEST_LACKS_FUNCTIONS(X) X(tackNoSuchSymbol, int, ())
 #define TACK_TEST_LACKS_OPTIONAL(X) X(dlopen, void*, (const char*, int))
 struct LacksApi {
     TACK_GPU_API(TACK_TEST_LACKS_FUNCTIONS, TACK_TEST_LACKS_OPTIONAL)
-    static constexpr const char* kSonames[] = {"libc.so.6"};
-    static constexpr const char* kEnv = "TACK_TEST_LACKS_LIBRARY";
-    static constexpr const char* kMissing = "absent: {tried}";
+    static constexpr gpu::VendorLibrary kRow{"lacks", "TACK_TEST_LACKS_LIBRARY", kLibc,
+                                             "absent: {tried}", "{library} lacks {symbol}"};
 };
 
 // The variable names the one file tried, for a driver installed where dlopen does not look.
 #define TACK_TEST_OVERRIDDEN_FUNCTIONS(X) X(dlopen, void*, (const char*, int))
 struct OverriddenApi {
     TACK_GPU_API(TACK_TEST_OVERRIDDEN_FUNCTIONS, TACK_GPU_NONE)
-    static constexpr const char* kSonames[] = {"libtack-no-such-library.so.1"};
-    static constexpr const char* kEnv = "TACK_TEST_OVERRIDDEN_LIBRARY";
-    static constexpr const char* kMissing = "absent: {tried}";
-    static constexpr const char* kLacks = "{library} has no {symbol}";
+    static constexpr gpu::VendorLibrary kRow{"overridden", "TACK_TEST_OVERRIDDEN_LIBRARY",
+                                             kNoSuchLibrary, "absent: {tried}",
+                                             "{library} has no {symbol}"};
 };
 struct OverriddenMissingApi : OverriddenApi {
-    static constexpr const char* kSonames[] = {"libc.so.6"};
-    static constexpr const char* kEnv = "TACK_TEST_OVERRIDDEN_MISSING_LIBRARY";
+    static constexpr gpu::VendorLibrary kRow{"overridden_missing",
+                                             "TACK_TEST_OVERRIDDEN_MISSING_LIBRARY", kLibc,
+                                             "absent: {tried}", "{library} has no {symbol}"};
 };
 
 TEST(GpuLoader, AnEnvironmentVariableNamesTheOnlyFileTried) {

@@ -41,7 +41,7 @@ std::string hip_source(const char* kernel, const char* args) {
 
 TEST(HipCompile, RuntimeHiprtcPathMakesGfx90aCodeObjects) {
     std::string why;
-    if (!hip::hiprtc_api(&why)) GTEST_SKIP() << why;
+    if (!tack::runtime::gpu::load_api<hip::HiprtcApi>(&why)) GTEST_SKIP() << why;
     const std::vector<std::string> arch = {"--offload-arch=gfx90a"};
     struct Case {
         const char *kernel, *args;
@@ -68,7 +68,7 @@ TEST(HipCompile, RuntimeHiprtcPathMakesGfx90aCodeObjects) {
 TEST(HipCompile, OneOptionAndFailuresCarryTheLog) {
     EXPECT_EQ(hip::hiprtc_options(), std::vector<std::string>{"-ffp-contract=on"});
     std::string why;
-    if (!hip::hiprtc_api(&why)) GTEST_SKIP() << why;
+    if (!tack::runtime::gpu::load_api<hip::HiprtcApi>(&why)) GTEST_SKIP() << why;
     try {
         hip::compile_code_object("extern \"C\" __global__ void broken( {", "broken",
                                  {"--offload-arch=gfx90a"});

@@ -82,7 +82,7 @@ TEST(HipTextures, ExtentsWithinTheSmallestLimitOrUnbounded) {
 
 TEST(HipTextures, TheRuntimeHiprtcPathCompilesATextureSample) {
     std::string why;
-    if (!hip::hiprtc_api(&why)) GTEST_SKIP() << why;
+    if (!tack::runtime::gpu::load_api<hip::HiprtcApi>(&why)) GTEST_SKIP() << why;
     auto file = std::make_shared<tack::diag::SourceFile>("k.py", R"(import tack
 
 @tack.kernel
