@@ -206,7 +206,7 @@ CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute attr, CUdevice d) {
             *v = 0;
             break;
         case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
-            *v = 1;
+            *v = tack_emu::feature_on("TACK_EMU_MEMORY_POOLS");
             break;
         case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH:
         case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT:
@@ -333,6 +333,14 @@ CUresult cuStreamSynchronize(CUstream s) {
     return CUDA_SUCCESS;
 }
 
+// Tests ask whether a launch had completed when it returned (a texture's, a shared buffer's).
+CUresult cuStreamQuery(CUstream s) {
+    NEED_CONTEXT();
+    tack_emu::Stream* q;
+    if (CUresult r = queue_of(s, &q)) return r;
+    return q->done(q->mark()) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
 CUresult cuEventCreate(CUevent* e, unsigned flags) {
     NEED_CONTEXT();
     auto* event = new CUevent_st{};
@@ -389,6 +397,8 @@ CUresult cuMemFree(CUdeviceptr p) {
 
 CUresult cuMemAllocAsync(CUdeviceptr* p, std::size_t bytes, CUstream s) {
     NEED_CONTEXT();
+    if (!tack_emu::feature_on("TACK_EMU_MEMORY_POOLS"))
+        return refuse(CUDA_ERROR_NOT_SUPPORTED, "cuMemAllocAsync on a device without memory pools");
     tack_emu::Stream* q;
     if (CUresult r = queue_of(s, &q)) return r;
     if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;

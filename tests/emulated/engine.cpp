@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 extern char** environ;
 
@@ -40,6 +41,11 @@ std::size_t env_size_mb(const char* name, std::size_t fallback) {
 }
 
 }  // namespace
+
+bool feature_on(const char* variable) {
+    const char* v = std::getenv(variable);
+    return !v || std::string_view(v) != "0";
+}
 
 Memory& Memory::get() {
     static Memory* m = new Memory();  // never destroyed: a stream may still run at exit

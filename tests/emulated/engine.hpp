@@ -32,6 +32,11 @@ namespace tack_emu {
 /// Writes "tack-emu: <what>" to stderr: every refusal says why, as a driver's error log would.
 void complain(const std::string& what);
 
+/// What the emulated device reports, for tests of the paths a real device would choose: a
+/// variable set to 0 turns the feature off (TACK_EMU_MEMORY_POOLS: stream-ordered allocation;
+/// TACK_EMU_IMAGES: texture hardware, HIP's image support). Anything else leaves it on.
+bool feature_on(const char* variable);
+
 // --- memory ---------------------------------------------------------------------------------
 
 /// Device allocations: page-mapped host memory (freed memory is unmapped, so a kernel that runs

@@ -179,10 +179,10 @@ hipError_t hipDeviceGetAttribute(int* v, hipDeviceAttribute_t attr, int d) {
             *v = int(tack_emu::kMaxTexture3D);
             break;
         case hipDeviceAttributeMemoryPoolsSupported:
-            *v = 1;
+            *v = tack_emu::feature_on("TACK_EMU_MEMORY_POOLS");
             break;
         case hipDeviceAttributeImageSupport:
-            *v = 1;
+            *v = tack_emu::feature_on("TACK_EMU_IMAGES");
             break;
         case hipDeviceAttributeWarpSize:
             *v = 64;
@@ -285,6 +285,8 @@ hipError_t hipFree(void* p) {
 }
 
 hipError_t hipMallocAsync(void** p, std::size_t bytes, hipStream_t s) {
+    if (!tack_emu::feature_on("TACK_EMU_MEMORY_POOLS"))
+        return refuse(hipErrorNotSupported, "hipMallocAsync on a device without memory pools");
     tack_emu::Stream* q;
     if (hipError_t r = queue_of(s, &q)) return r;
     return hipMalloc(p, bytes);

@@ -230,26 +230,56 @@ def test_host_writes_run_in_order_with_queued_launches(backend):
 
 def test_an_exportable_field_exports_its_own_memory_for_its_whole_life(backend):
     """CONTRACT C6: field(..., exportable=True) on CUDA is exported as itself, so a launch after
-    the export is seen through the handle (a snapshot would still hold the first values)."""
-    f = tack.field(tack.f32, 4, exportable=True)
-    f.from_numpy(np.arange(4, dtype=np.float32))
+    the export is seen through the handle (a snapshot would still hold the first values). The
+    seed's share(): once exported, a launch that binds the memory completes before returning,
+    since the other side may read it with no Tack call in between; the view is read first."""
+    n = 1 << 16
+    f = tack.field(tack.f32, n, exportable=True)
+    f.from_numpy(np.arange(n, dtype=np.float32))
     try:
         e = f.export_memory()
     except RuntimeError:
         return  # this backend exports nothing (the test above checks the refusal)
     if not e.live:
         return  # exportable is CUDA's; other exporting backends hand out a snapshot
-    assert e.size == 16 and e.allocation_size >= 16 and e.handle_type == "posix_fd"
-    saxpy(f, f, 1.0)  # after the export: completes before returning (the memory is shared)
-    np.testing.assert_array_equal(f.to_numpy(), [0, 2, 4, 6])
+    assert e.size == 4 * n and e.allocation_size >= 4 * n and e.handle_type == "posix_fd"
     import mmap
 
     try:
         view = mmap.mmap(e.handle, e.allocation_size, access=mmap.ACCESS_READ)
     except OSError:
-        return  # a driver's handle is not mappable by the host; the emulated device's is
-    with view:
-        np.testing.assert_array_equal(np.frombuffer(view, np.float32, 4), [0, 2, 4, 6])
+        view = None  # a driver's handle is not mappable by the host; the emulated device's is
+    want = 2 * np.arange(n, dtype=np.float32)
+    for _ in range(3):  # each launch after the export is complete when it returns
+        saxpy(f, f, 1.0)
+        if view is not None:
+            np.testing.assert_array_equal(np.frombuffer(view, np.float32, n), want)
+        want *= 2
+    np.testing.assert_array_equal(f.to_numpy(), want / 2)
+    if view is not None:
+        view.close()
+
+
+@tack.kernel
+def fill_first(x, n) -> int:
+    for i in range(n):
+        x[i] = 1.0
+    return n + 1
+
+
+def test_an_empty_range_launches_nothing(backend):
+    """The seed: an empty range returns before launching, with or without a result (the
+    emulated GPUs refuse a launch of zero blocks, as drivers do)."""
+    x = tack.field(tack.f32, 4)
+    saxpy(tack.field(tack.f32, 0), tack.field(tack.f32, 0), 2.0)
+    try:
+        assert fill_first(x, 0) == 1
+    except RuntimeError as e:
+        if "does not support kernel return values" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert fill_first(x, 2) == 3
+    assert x.to_numpy().tolist() == [1.0, 1.0, 0.0, 0.0]
 
 
 # The DLPack device type each backend's fields export (CONTRACT E1; dlpack.h's DLDeviceType).

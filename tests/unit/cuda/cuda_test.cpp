@@ -58,7 +58,7 @@ std::string cuda_source(const Case& c) {
 }
 
 bool have_nvrtc(std::string* why) {
-    return cuda::nvrtc_api(why) != nullptr;
+    return tack::runtime::gpu::load_api<cuda::NvrtcApi>(why) != nullptr;
 }
 
 // ptxas for sm_90 when the toolkit has it; "" when it accepts the PTX.
@@ -141,11 +141,60 @@ class Cuda : public tack::device_suite::DeviceTest {
 
 TACK_DEVICE_SUITE(Cuda, "cuda", "cuda", "cuda_pinned", "cuda_managed")
 
+cuda::CudaBackend& cuda_of(const tack::Device& d) {
+    return static_cast<cuda::CudaBackend&>(*d.backend());
+}
+
+/// An entry point Tack itself never calls, from the driver it loaded.
+template <class F>
+F driver_symbol(const cuda::CuApi& api, const char* name) {
+    return reinterpret_cast<F>(dlsym(dlopen(api.library.c_str(), RTLD_NOW | RTLD_NOLOAD), name));
+}
+
+// SEED-AUDIT 'CUDA · Compile': the disk-cache target names NVRTC's options and the device's
+// architecture, so PTX made with other options or for another device is never loaded.
+TEST_F(Cuda, TheCacheTargetNamesTheOptionsAndTheArchitecture) {
+    std::string key = cuda_of(dev_).cache_target().value();
+    for (const char* o : cuda::nvrtc_options())
+        EXPECT_NE(key.find(o), std::string::npos) << o << " missing from " << key;
+    EXPECT_NE(key.find(";sm="), std::string::npos) << key;
+    EXPECT_NE(key.find(";nvrtc=" + cuda::nvrtc_version()), std::string::npos) << key;
+}
+
+// SEED-AUDIT 'CUDA · Init': on a thread with no current context the backend runs in the
+// device's primary context, the one the CUDA runtime, PyTorch and CuPy use.
+TEST_F(Cuda, WithNoCurrentContextThePrimaryContextIsUsed) {
+    const cuda::CuApi& api = cuda_of(dev_).api();
+    cuda::CUcontext primary = nullptr;
+    ASSERT_EQ(api.cuDevicePrimaryCtxRetain(&primary, 0), 0);
+    EXPECT_EQ(cuda_of(dev_).context(), primary);
+    api.cuDevicePrimaryCtxRelease_v2(0);
+}
+
+// SEED-AUDIT 'All · Textures out': a launch that samples a hardware texture has completed when
+// it returns (its image may be dropped right after), so the stream is idle then.
+TEST_F(Cuda, ALaunchThatSamplesATextureHasCompletedWhenItReturns) {
+    const cuda::CuApi& api = cuda_of(dev_).api();
+    using Query = cuda::CUresult (*)(cuda::CUstream);
+    auto query = driver_symbol<Query>(api, "cuStreamQuery");
+    if (!query) GTEST_SKIP() << "the driver lacks cuStreamQuery";
+    const std::int64_t w = 8, h = 4, d = 2, n = 1 << 21;  // long enough to be seen queued
+    std::vector<float> vol(std::size_t(w * h * d), 1.0f), u(n, 0.5f);
+    tack::Array tex = tack::Array::from_host(vol, {d, h, w}).as_texture();
+    auto coords = tack::Array::from_host(u, {n});
+    auto out = tack::zeros(tack::f32, {n});
+    tack::Kernel k = kernel("sample");  // alive: a dropped module waits for its launches
+    k(tex, coords, coords, coords, out);
+    tack::runtime::cuda::ContextScope scope(api, cuda_of(dev_).context());
+    EXPECT_EQ(query(cuda_of(dev_).stream()), 0) << "the texture launch was still queued";
+    EXPECT_EQ(out.to_host<float>()[n - 1], 1.0f);
+}
+
 // CONTRACT E7: a context current on the thread that makes the device is adopted and never
 // destroyed or released by Tack.
 TEST(CudaAdopt, AContextTheApplicationMadeIsUsedAndLeftAlive) {
     std::string why;
-    const cuda::CuApi* api = cuda::cu_api(&why);
+    const cuda::CuApi* api = tack::runtime::gpu::load_api<cuda::CuApi>(&why);
     if (!api || api->cuInit(0) != 0) GTEST_SKIP() << why;
     cuda::CUdevice dev = 0;
     if (api->cuDeviceGet(&dev, 0) != 0) GTEST_SKIP() << "no CUDA device";

@@ -101,7 +101,7 @@ std::string hardware_source(std::int64_t w, std::int64_t h, std::int64_t d) {
 
 TEST(CudaTextures, TheRuntimeNvrtcPathEmitsATextureFetch) {
     std::string why;
-    if (!cuda::nvrtc_api(&why)) GTEST_SKIP() << why;
+    if (!tack::runtime::gpu::load_api<cuda::NvrtcApi>(&why)) GTEST_SKIP() << why;
     std::string ptx = cuda::compile_ptx(hardware_source(5, 4, 3), "sample");
     EXPECT_NE(ptx.find("tex.3d.v4.f32.f32"), std::string::npos) << ptx;
     EXPECT_NE(ptx.find(".param .u64 tack_kernel_sample_param_0"), std::string::npos)

@@ -105,4 +105,16 @@ class Hip : public tack::device_suite::DeviceTest {
 
 TACK_DEVICE_SUITE(Hip, "hip", "hip", "hip_pinned", "hip_managed")
 
+// SEED-AUDIT 'HIP · Disk cache': a code object is machine code for one architecture, so the key
+// names gcnArchName (with its target features), not the marketing name alone, and the options.
+TEST_F(Hip, TheCacheTargetNamesTheArchitectureAndTheOptions) {
+    const auto& b = static_cast<const hip::HipBackend&>(*dev_.backend());
+    std::string key = b.cache_target().value();
+    EXPECT_FALSE(b.arch().empty());
+    EXPECT_NE(key.find("hip;arch=" + b.arch() + ";"), std::string::npos) << key;
+    EXPECT_EQ(b.arch().rfind("gfx", 0), 0u) << b.arch();
+    for (const auto& o : hip::hiprtc_options())
+        EXPECT_NE(key.find(o), std::string::npos) << o << " missing from " << key;
+}
+
 }  // namespace
