@@ -330,7 +330,7 @@ CUresult cuStreamSynchronize(CUstream s) {
     tack_emu::Stream* q;
     if (CUresult r = queue_of(s, &q)) return r;
     q->wait();
-    return CUDA_SUCCESS;
+    return CUresult(q->take_failure());
 }
 
 // Tests ask whether a launch had completed when it returned (a texture's, a shared buffer's).
@@ -366,7 +366,7 @@ CUresult cuEventSynchronize(CUevent e) {
     tack_emu::Stream* q;
     if (CUresult r = queue_of(e->stream, &q)) return r;
     q->wait_for(e->sequence);
-    return CUDA_SUCCESS;
+    return CUresult(q->take_failure());
 }
 
 CUresult cuEventDestroy(CUevent e) {
@@ -627,6 +627,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     auto values = std::make_shared<std::vector<std::vector<unsigned char>>>();
     std::string why = tack_emu::prepare_launch(launch, params, shared, values.get());
     if (!why.empty()) return refuse(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: " + why);
+    if (tack_emu::fails(*launch.function)) {
+        q->enqueue([q] { q->fail(CUDA_ERROR_LAUNCH_FAILED); });
+        return CUDA_SUCCESS;
+    }
     q->enqueue([launch, values] { tack_emu::run(launch, *values); });
     return CUDA_SUCCESS;
 }

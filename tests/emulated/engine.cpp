@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 extern char** environ;
 
@@ -207,6 +208,28 @@ bool Stream::done(std::uint64_t sequence) {
 
 void Stream::wait() {
     wait_for(mark());
+}
+
+void Stream::fail(int code) {
+    std::lock_guard lock(mutex_);
+    if (!failure_) failure_ = code;
+}
+
+int Stream::take_failure() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(failure_, 0);
+}
+
+namespace {
+
+std::mutex g_fail_mutex;
+std::string g_fail_names;  // guarded by g_fail_mutex
+
+}  // namespace
+
+bool fails(const Function& function) {
+    std::lock_guard lock(g_fail_mutex);
+    return !g_fail_names.empty() && function.name.find(g_fail_names) != std::string::npos;
 }
 
 void Stream::run() {
@@ -694,3 +717,10 @@ void run(const Launch& launch, std::vector<std::vector<unsigned char>>& values) 
 }
 
 }  // namespace tack_emu
+
+/// Launches of kernels whose entry contains `name` fail on their stream ("" or nullptr: none).
+/// Exported for tests; no runtime calls it.
+extern "C" __attribute__((visibility("default"))) void tack_emu_fail_kernels(const char* name) {
+    std::lock_guard lock(tack_emu::g_fail_mutex);
+    tack_emu::g_fail_names = name ? name : "";
+}

@@ -161,6 +161,10 @@ class Stream {
     std::uint64_t mark();
     void wait_for(std::uint64_t sequence);
     bool done(std::uint64_t sequence);
+    /// A launch's failure, reported by the next wait on the stream and then cleared (a real
+    /// driver's launch errors surface the same way: at the next synchronizing call).
+    void fail(int code);
+    int take_failure();
 
   private:
     void run();
@@ -168,6 +172,7 @@ class Stream {
     std::condition_variable cv_;
     std::deque<std::pair<std::uint64_t, std::function<void()>>> queue_;
     std::uint64_t enqueued_ = 0, completed_ = 0;
+    int failure_ = 0;
     bool stop_ = false;
     std::thread worker_;
 };
@@ -228,6 +233,11 @@ std::string prepare_launch(const Launch& launch, void** params, unsigned shared_
                            std::vector<std::vector<unsigned char>>* values);
 /// Runs every thread of the grid on the calling thread (a stream's worker).
 void run(const Launch& launch, std::vector<std::vector<unsigned char>>& values);
+
+/// Whether a launch of `function` is to fail on its stream instead of running: the names set by
+/// tack_emu_fail_kernels (a test's way to make a queued launch fail, as a kernel that traps or
+/// reads out of bounds would on a GPU).
+bool fails(const Function& function);
 
 /// Inside a kernel with a barrier: back to the block's scheduler (__syncthreads()).
 void fiber_yield();

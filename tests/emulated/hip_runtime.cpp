@@ -232,7 +232,7 @@ hipError_t hipStreamSynchronize(hipStream_t s) {
     tack_emu::Stream* q;
     if (hipError_t r = queue_of(s, &q)) return r;
     q->wait();
-    return hipSuccess;
+    return hipError_t(q->take_failure());
 }
 
 hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned) {
@@ -257,7 +257,7 @@ hipError_t hipEventSynchronize(hipEvent_t e) {
     tack_emu::Stream* q;
     if (hipError_t r = queue_of(e->stream, &q)) return r;
     q->wait_for(e->sequence);
-    return hipSuccess;
+    return hipError_t(q->take_failure());
 }
 
 hipError_t hipEventDestroy(hipEvent_t e) {
@@ -410,6 +410,10 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsi
     auto values = std::make_shared<std::vector<std::vector<unsigned char>>>();
     std::string why = tack_emu::prepare_launch(launch, params, shared, values.get());
     if (!why.empty()) return refuse(hipErrorInvalidValue, "hipModuleLaunchKernel: " + why);
+    if (tack_emu::fails(*launch.function)) {
+        q->enqueue([q] { q->fail(hipErrorLaunchFailure); });
+        return hipSuccess;
+    }
     q->enqueue([launch, values] { tack_emu::run(launch, *values); });
     return hipSuccess;
 }

@@ -151,6 +151,12 @@ F driver_symbol(const cuda::CuApi& api, const char* name) {
     return reinterpret_cast<F>(dlsym(dlopen(api.library.c_str(), RTLD_NOW | RTLD_NOLOAD), name));
 }
 
+TEST_F(Cuda, AQueuedLaunchsErrorSurfacesAtTheNextWait) {
+    auto fail = tack::device_suite::fail_kernels_of(cuda_of(dev_).api().library);
+    if (!fail) GTEST_SKIP() << "needs the emulated device's fault injection";
+    tack::device_suite::a_queued_launchs_error_surfaces_at_the_next_wait(dev_, fail);
+}
+
 // SEED-AUDIT 'CUDA · Compile': the disk-cache target names NVRTC's options and the device's
 // architecture, so PTX made with other options or for another device is never loaded.
 TEST_F(Cuda, TheCacheTargetNamesTheOptionsAndTheArchitecture) {

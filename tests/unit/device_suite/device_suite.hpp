@@ -6,6 +6,7 @@
 // own fixture (tests/unit/cuda: `Cuda.*`, which scripts/gpu_check.sh runs on an NVIDIA GPU;
 // tests/unit/hip: `Hip.*`), so HIP gets every check CUDA has. Header only: no test binary is
 // built twice.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,6 +56,11 @@ def smooth(x, y):
 def sample(tex, u, v, w, out):
     for i in range(out.shape[0]):
         out[i] = tex.sample(u[i], v[i], w[i])
+
+@tack.kernel
+def doomed(x):
+    for i in range(x.shape[0]):
+        x[i] = 1.0
 )";
 
 /// Drops the test's default device: back to the CPU, or to a fresh `backend` device in a
@@ -294,6 +300,34 @@ inline void hardware_samples_match_the_trilinear_reference(const tack::Device& d
     auto twice = out.to_host<float>();
     EXPECT_EQ(*std::min_element(twice.begin(), twice.end()), 2.0f);
     EXPECT_EQ(*std::max_element(twice.begin(), twice.end()), 2.0f);
+}
+
+/// The emulated device's fault injection (tests/emulated/engine.cpp: launches of kernels whose
+/// entry contains the name fail on their stream), or nullptr on a real device.
+using FailKernels = void (*)(const char* name);
+inline FailKernels fail_kernels_of(const std::string& library) {
+    void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    return lib ? reinterpret_cast<FailKernels>(dlsym(lib, "tack_emu_fail_kernels")) : nullptr;
+}
+
+/// SEED-AUDIT 'All · Waits': a queued launch's error surfaces at the next wait, as a RuntimeError
+/// naming a queued launch, and the device works on after it.
+inline void a_queued_launchs_error_surfaces_at_the_next_wait(const tack::Device& dev,
+                                                             FailKernels fail) {
+    auto x = tack::zeros(tack::f32, {1024});
+    tack::Kernel doomed = tack::Module::from_source(kKernels, "k.py").kernel("doomed");
+    fail("doomed");
+    EXPECT_NO_THROW(doomed(x)) << "the launch is queued; its failure is not known yet";
+    fail(nullptr);
+    try {
+        dev.synchronize();
+        ADD_FAILURE() << "the failed launch was not reported at the wait";
+    } catch (const tack::RuntimeError& e) {
+        EXPECT_NE(std::string(e.what()).find("a queued launch"), std::string::npos) << e.what();
+    }
+    EXPECT_NO_THROW(dev.synchronize()) << "reported once";
+    doomed(x);
+    EXPECT_EQ(x.to_host<float>()[1023], 1.0f);
 }
 
 }  // namespace tack::device_suite

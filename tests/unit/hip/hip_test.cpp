@@ -105,6 +105,13 @@ class Hip : public tack::device_suite::DeviceTest {
 
 TACK_DEVICE_SUITE(Hip, "hip", "hip", "hip_pinned", "hip_managed")
 
+TEST_F(Hip, AQueuedLaunchsErrorSurfacesAtTheNextWait) {
+    const auto& b = static_cast<const hip::HipBackend&>(*dev_.backend());
+    auto fail = tack::device_suite::fail_kernels_of(b.api().library);
+    if (!fail) GTEST_SKIP() << "needs the emulated device's fault injection";
+    tack::device_suite::a_queued_launchs_error_surfaces_at_the_next_wait(dev_, fail);
+}
+
 // SEED-AUDIT 'HIP · Disk cache': a code object is machine code for one architecture, so the key
 // names gcnArchName (with its target features), not the marketing name alone, and the options.
 TEST_F(Hip, TheCacheTargetNamesTheArchitectureAndTheOptions) {
