@@ -1,5 +1,7 @@
 #include "runtime/level_zero/queue.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace tack::runtime::level_zero {
@@ -9,6 +11,10 @@ namespace {
 constexpr uint32_t kEvents = 64;
 constexpr std::size_t kMaxHolds = 1024;
 constexpr std::size_t kMaxHeldBytes = std::size_t(256) << 20;
+constexpr std::size_t kMaxPooledUpload = std::size_t(16) << 20;
+constexpr std::size_t kMaxStagedDownload = std::size_t(64) << 10;
+constexpr std::size_t kSmallestBlock = 64;
+constexpr std::size_t kMaxPooledBytes = std::size_t(64) << 20;  // kept for reuse, at most
 constexpr uint64_t kForever = UINT64_MAX;
 
 }  // namespace
@@ -39,6 +45,37 @@ Queue::Queue(const ZeApi& api, const DeviceHandles& handles, const DeviceInfo& i
         check(api.zeEventCreate(pool_, &e, &event), "zeEventCreate");
         free_events_.push_back(event);
     }
+}
+
+Queue::Block Queue::take_block(std::size_t n) {
+    Block b{nullptr, n};
+    if (n <= kMaxPooledUpload) {
+        b.bytes = std::bit_ceil(std::max(n, kSmallestBlock));
+        if (auto& free = pooled_[b.bytes]; !free.empty()) {
+            b.ptr = free.back();
+            free.pop_back();
+            pooled_bytes_ -= b.bytes;
+            return b;
+        }
+    }
+    ze_host_mem_alloc_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+    check(api_.zeMemAllocHost(h_.context, &desc, b.bytes, 64, &b.ptr), "zeMemAllocHost");
+    ++staging_allocations_;
+    return b;
+}
+
+void Queue::give_block(Block b) noexcept {
+    if (!b.ptr) return;
+    if (b.bytes <= kMaxPooledUpload && pooled_bytes_ + b.bytes <= kMaxPooledBytes) {
+        try {
+            pooled_[b.bytes].push_back(b.ptr);
+            pooled_bytes_ += b.bytes;
+            return;
+        } catch (...) {  // no room to pool it: freed instead
+        }
+    }
+    api_.zeMemFree(h_.context, b.ptr);
 }
 
 void Queue::ordered(ze_result_t r, const char* what) {
@@ -78,16 +115,13 @@ void Queue::free(void* ptr) noexcept {
 void Queue::upload(void* dst, const void* src, std::size_t n) {
     if (n == 0) return;
     std::lock_guard guard(mutex_);
-    ze_host_mem_alloc_desc_t desc{};
-    desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
-    void* staging = nullptr;
-    check(api_.zeMemAllocHost(h_.context, &desc, n, 64, &staging), "zeMemAllocHost");
-    std::memcpy(staging, src, n);
+    Block staging = take_block(n);
+    std::memcpy(staging.ptr, src, n);
     try {
-        ordered(api_.zeCommandListAppendMemoryCopy(list_, dst, staging, n, nullptr, 0, nullptr),
+        ordered(api_.zeCommandListAppendMemoryCopy(list_, dst, staging.ptr, n, nullptr, 0, nullptr),
                 "zeCommandListAppendMemoryCopy");
     } catch (...) {
-        api_.zeMemFree(h_.context, staging);
+        give_block(staging);  // nothing queued reads it
         throw;
     }
     hold(staging, {}, n);
@@ -101,7 +135,7 @@ void Queue::fill(void* dst, const void* pattern, std::size_t pattern_size, std::
     ordered(api_.zeCommandListAppendMemoryFill(list_, dst, copy.data(), pattern_size, n, nullptr, 0,
                                                nullptr),
             "zeCommandListAppendMemoryFill");
-    hold(nullptr, std::move(copy), pattern_size);
+    hold({}, std::move(copy), pattern_size);
 }
 
 void Queue::launch(ze_kernel_handle_t kernel, uint32_t groups) {
@@ -115,14 +149,32 @@ void Queue::download(void* dst, const void* src, std::size_t n) {
     if (n == 0) return;
     ze_event_handle_t marker = nullptr;
     std::size_t holds_before = 0;
+    Block staging;
+    // A small read lands in pooled USM host memory and is copied out after the wait.
+    auto finish = [&] {
+        if (!staging.ptr) return;
+        std::memcpy(dst, staging.ptr, n);
+        give_block(staging);
+    };
     {
         std::lock_guard guard(mutex_);
-        check(api_.zeCommandListAppendMemoryCopy(list_, dst, src, n, nullptr, 0, nullptr),
-              "zeCommandListAppendMemoryCopy");
-        marker = info_.host_sync ? take_event() : nullptr;
-        if (!marker) return synchronize();  // synchronous list, or every marker in use
-        check(api_.zeCommandListAppendBarrier(list_, marker, 0, nullptr),
-              "zeCommandListAppendBarrier");
+        if (n <= kMaxStagedDownload) staging = take_block(n);
+        void* to = staging.ptr ? staging.ptr : dst;
+        try {
+            check(api_.zeCommandListAppendMemoryCopy(list_, to, src, n, nullptr, 0, nullptr),
+                  "zeCommandListAppendMemoryCopy");
+            marker = info_.host_sync ? take_event() : nullptr;
+            if (!marker) {  // synchronous list, or every marker in use
+                synchronize();
+                return finish();
+            }
+            check(api_.zeCommandListAppendBarrier(list_, marker, 0, nullptr),
+                  "zeCommandListAppendBarrier");
+        } catch (...) {
+            synchronize();  // a queued copy may still write the block
+            give_block(staging);
+            throw;
+        }
         holds_before = holds_.size();
     }
     // Waiting outside the lock lets other threads queue launches meanwhile (the seed's
@@ -131,11 +183,13 @@ void Queue::download(void* dst, const void* src, std::size_t n) {
     api_.zeEventHostReset(marker);
     std::lock_guard guard(mutex_);
     free_events_.push_back(marker);
+    if (r != ZE_RESULT_SUCCESS) give_block(staging);
     check(r, "zeEventHostSynchronize");
     for (std::size_t i = 0; i < holds_before && i < holds_.size(); ++i)
-        if (holds_[i].usm_host) api_.zeMemFree(h_.context, holds_[i].usm_host);
+        give_block(holds_[i].usm_host);
     holds_.erase(holds_.begin(), holds_.begin() + std::min(holds_before, holds_.size()));
     held_bytes_ = holds_.empty() ? 0 : held_bytes_;
+    finish();
 }
 
 void Queue::synchronize() {
@@ -145,7 +199,7 @@ void Queue::synchronize() {
     release_holds();
 }
 
-void Queue::hold(void* usm_host, std::vector<std::uint8_t> bytes, std::size_t n) {
+void Queue::hold(Block usm_host, std::vector<std::uint8_t> bytes, std::size_t n) {
     holds_.push_back({usm_host, std::move(bytes)});
     held_bytes_ += n;
     if (!info_.host_sync) return release_holds();  // a synchronous append has completed
@@ -154,7 +208,7 @@ void Queue::hold(void* usm_host, std::vector<std::uint8_t> bytes, std::size_t n)
 
 void Queue::release_holds() {
     for (Hold& h : holds_)
-        if (h.usm_host) api_.zeMemFree(h_.context, h.usm_host);
+        give_block(h.usm_host);
     holds_.clear();
     held_bytes_ = 0;
 }

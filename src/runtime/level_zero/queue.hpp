@@ -8,12 +8,18 @@
 // arguments). A driver without zeCommandListHostSynchronize gets a synchronous list instead.
 //
 // Host memory a queued copy or fill reads is held until the next wait, which comes early past
-// 1024 objects or 256 MiB. Uploads go through USM host memory: from pageable memory Intel's
-// driver does not return from appending a copy of up to 4 MiB until the queue drains (driver
-// 25.05), which would make a launch's scalar upload wait for every kernel before it.
+// 1024 objects or 256 MiB. Copies go through USM host memory (the seed's _HostStaging): from
+// pageable memory Intel's driver does not return from appending a copy of up to 4 MiB until the
+// queue drains (driver 25.05), which would make a launch's scalar upload wait for every kernel
+// before it. Blocks of uploads up to 16 MiB and of downloads up to 64 KiB come from a pool by
+// power-of-two class and go back to it at the wait that releases them, so a warm queue's
+// per-launch scalar uploads and small reads allocate nothing; a larger upload gets a block of
+// its own, freed at that wait, and a larger download copies straight to the caller's memory.
+// The pool keeps at most 64 MiB.
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -47,10 +53,20 @@ class Queue {
     void launch(ze_kernel_handle_t kernel, uint32_t groups);
     /// Waits for everything queued so far and releases the held host memory.
     void synchronize();
+    /// zeMemAllocHost calls so far (tests: a warm queue's small copies make none).
+    std::size_t staging_allocations() const { return staging_allocations_; }
 
   private:
+    /// A USM host block of at least `n` bytes: pooled up to 16 MiB.
+    struct Block {
+        void* ptr = nullptr;
+        std::size_t bytes = 0;  // the class (a power of two) for pooled blocks
+    };
+    Block take_block(std::size_t n);
+    void give_block(Block b) noexcept;
+
     void ordered(ze_result_t r, const char* what);
-    void hold(void* usm_host, std::vector<std::uint8_t> bytes, std::size_t n);
+    void hold(Block usm_host, std::vector<std::uint8_t> bytes, std::size_t n);
     void release_holds();
     ze_event_handle_t take_event();
 
@@ -63,11 +79,14 @@ class Queue {
     std::recursive_mutex mutex_;
 
     struct Hold {
-        void* usm_host = nullptr;
+        Block usm_host;
         std::vector<std::uint8_t> bytes;
     };
     std::vector<Hold> holds_;
     std::size_t held_bytes_ = 0;
+    std::map<std::size_t, std::vector<void*>> pooled_;  // free blocks by class
+    std::size_t pooled_bytes_ = 0;
+    std::size_t staging_allocations_ = 0;
 };
 
 }  // namespace tack::runtime::level_zero

@@ -162,6 +162,38 @@ TEST_F(LevelZeroFake, MemoryIsZeroFilledOrderedAndFreedDeferred) {
     EXPECT_TRUE(fake().device.empty());
 }
 
+// SEED-AUDIT 'L0 · Host copies' (the seed's _HostStaging): uploads up to 16 MiB and downloads
+// up to 64 KiB go through pooled USM host blocks, so once warm, small writes and reads (a
+// launch's scalar upload among them) allocate nothing; a larger upload's block is its own and
+// is freed at the wait that releases it.
+TEST_F(LevelZeroFake, SmallCopiesReusePooledStagingMemory) {
+    auto b = make_backend();
+    l0::Queue& q = b->queue();
+    auto buf = b->allocate_array(std::size_t(20) << 20);
+    std::vector<int32_t> in(64), out(64);
+    for (int round = 0; round < 3; ++round) {
+        for (int k = 0; k < 4; ++k) {
+            in.assign(64, round * 10 + k);
+            buf->write(std::size_t(k) * 256, in.data(), 256);
+        }
+        buf->read(0, out.data(), 256);  // a small read: staged, and waits (releasing the holds)
+        EXPECT_EQ(out, std::vector<int32_t>(64, round * 10));
+        if (round == 0) EXPECT_EQ(q.staging_allocations(), 5u) << "4 uploads + 1 download";
+    }
+    EXPECT_EQ(q.staging_allocations(), 5u) << "warm: every block came from the pool";
+    std::size_t pooled = fake().host.size();
+
+    std::vector<std::uint8_t> big(std::size_t(17) << 20, 7);
+    buf->write(0, big.data(), big.size());  // past the pooled sizes: a block of its own
+    EXPECT_EQ(fake().host.size(), pooled + 1);
+    b->synchronize();
+    EXPECT_EQ(fake().host.size(), pooled) << "the large block is freed at the wait";
+    std::vector<std::uint8_t> back(std::size_t(1) << 20);
+    buf->read(0, back.data(), back.size());  // past 64 KiB: straight to the caller's memory
+    EXPECT_EQ(back, std::vector<std::uint8_t>(back.size(), 7));
+    EXPECT_EQ(q.staging_allocations(), 6u);
+}
+
 TEST_F(LevelZeroFake, WrappedMemoryIsNeverFreed) {
     auto b = make_backend();
     auto other = b->allocate_array(64);  // device memory another library could hand over

@@ -189,6 +189,7 @@ FAKE(alloc_device)
 }
 FAKE(alloc_host)(ze_context_handle_t, const ze_host_mem_alloc_desc_t*, size_t n, size_t, void** p) {
     *p = std::malloc(n);
+    g_fake.host[*p] = n;
     return ok();
 }
 FAKE(alloc_props)
@@ -205,6 +206,7 @@ FAKE(alloc_props)
 }
 FAKE(mem_free)(ze_context_handle_t, void* p) {
     if (g_fake.device.erase(p)) g_fake.log.push_back("free");
+    g_fake.host.erase(p);
     std::free(p);
     return ok();
 }

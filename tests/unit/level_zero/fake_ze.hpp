@@ -25,6 +25,7 @@ struct FakeZe {
 
     std::vector<std::string> log;             // "copy", "fill", "barrier", "launch 4", ...
     std::map<void*, std::size_t> device;      // live zeMemAllocDevice allocations
+    std::map<void*, std::size_t> host;        // live zeMemAllocHost allocations
     std::string launch_error;                 // the runner's error of the last launch, if any
     std::vector<std::string> module_formats;  // "native" / "spirv" per zeModuleCreate
 };
