@@ -1,5 +1,7 @@
 #include "runtime/level_zero/level_zero_backend.hpp"
 
+#include <utility>
+
 #include "runtime/gpu/pointers.hpp"
 
 namespace tack::runtime::level_zero {
@@ -107,6 +109,34 @@ std::optional<std::string> LevelZeroBackend::cache_target() const {
     const OclocApi* ocloc = ocloc_api(nullptr);
     int version = ocloc && ocloc->oclocVersion ? ocloc->oclocVersion() : 0;
     return level_zero::cache_target(info_, version, options_);
+}
+
+namespace {
+
+class ZeMark final : public QueueMark {
+  public:
+    ZeMark(std::shared_ptr<LevelZeroBackend> b, ze_event_handle_t e) : b_(std::move(b)), e_(e) {}
+    ~ZeMark() override {
+        if (e_) b_->queue().drop_mark(e_);
+    }
+    void wait() override {
+        if (!e_) return;
+        ze_event_handle_t e = std::exchange(e_, nullptr);
+        b_->queue().wait_mark(e);
+    }
+
+  private:
+    std::shared_ptr<LevelZeroBackend> b_;
+    ze_event_handle_t e_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueueMark> LevelZeroBackend::mark_queue() {
+    ze_event_handle_t e = queue_.mark();
+    if (!e) return synchronizing_mark(shared_from_this());
+    return std::make_unique<ZeMark>(std::static_pointer_cast<LevelZeroBackend>(shared_from_this()),
+                                    e);
 }
 
 }  // namespace tack::runtime::level_zero

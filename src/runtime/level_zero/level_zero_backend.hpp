@@ -67,11 +67,9 @@ class LevelZeroBackend final : public Backend {
     /// The launch; one that binds shared memory (wrapped, exported) completes before returning.
     void dispatch(const Variant& variant, const LaunchArgs& args, void* result) override;
     void synchronize() override { queue_.synchronize(); }
-    // The seed's _ListMarker (a barrier signalling a pooled event) is not ported yet: a
-    // synchronizing mark is correct, and may also wait for launches queued after it.
-    std::unique_ptr<QueueMark> mark_queue() override {
-        return synchronizing_mark(shared_from_this());
-    }
+    /// The seed's _ListMarker: a barrier signalling a pooled event, waited for outside the
+    /// launch lock (Queue::mark); a synchronizing mark where the list has no events to spare.
+    std::unique_ptr<QueueMark> mark_queue() override;
 
     std::optional<std::string> cache_target() const override;
     std::vector<std::uint8_t> variant_artifact(const Variant& variant) const override;

@@ -192,6 +192,38 @@ void Queue::download(void* dst, const void* src, std::size_t n) {
     finish();
 }
 
+ze_event_handle_t Queue::mark() {
+    std::lock_guard guard(mutex_);
+    ze_event_handle_t e = info_.host_sync ? take_event() : nullptr;
+    if (!e) return nullptr;
+    if (ze_result_t r = api_.zeCommandListAppendBarrier(list_, e, 0, nullptr)) {
+        free_events_.push_back(e);
+        check(r, "zeCommandListAppendBarrier");
+    }
+    return e;
+}
+
+void Queue::wait_mark(ze_event_handle_t event) {
+    ze_result_t r = api_.zeEventHostSynchronize(event, kForever);
+    api_.zeEventHostReset(event);
+    {
+        std::lock_guard guard(mutex_);
+        free_events_.push_back(event);
+    }
+    check(r, "a queued launch (zeEventHostSynchronize)");
+}
+
+void Queue::drop_mark(ze_event_handle_t event) noexcept {
+    // Reused only once signalled: a reset before its barrier has run would lose the signal.
+    api_.zeEventHostSynchronize(event, kForever);
+    api_.zeEventHostReset(event);
+    try {
+        std::lock_guard guard(mutex_);
+        free_events_.push_back(event);
+    } catch (...) {  // the pool loses one event
+    }
+}
+
 void Queue::synchronize() {
     std::lock_guard guard(mutex_);
     if (info_.host_sync)

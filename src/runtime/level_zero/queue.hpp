@@ -53,6 +53,15 @@ class Queue {
     void launch(ze_kernel_handle_t kernel, uint32_t groups);
     /// Waits for everything queued so far and releases the held host memory.
     void synchronize();
+    /// The seed's _ListMarker: a pooled host-visible event a barrier signals once the work
+    /// queued so far has run, or nullptr (a synchronous list, or every event in use: the caller
+    /// synchronizes instead).
+    ze_event_handle_t mark();
+    /// Waits for a mark's event outside the lock, so other threads queue launches meanwhile,
+    /// and returns it to the pool; RuntimeError for a failed wait.
+    void wait_mark(ze_event_handle_t event);
+    /// Returns a mark's event to the pool once its barrier has run (a mark dropped unwaited).
+    void drop_mark(ze_event_handle_t event) noexcept;
     /// zeMemAllocHost calls so far (tests: a warm queue's small copies make none).
     std::size_t staging_allocations() const { return staging_allocations_; }
 

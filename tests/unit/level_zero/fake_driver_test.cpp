@@ -194,6 +194,31 @@ TEST_F(LevelZeroFake, SmallCopiesReusePooledStagingMemory) {
     EXPECT_EQ(q.staging_allocations(), 6u);
 }
 
+// SEED-AUDIT 'L0 · asyncio' (the seed's _ListMarker): a mark is a barrier signalling a pooled
+// host-visible event, waited for outside the launch lock; no list-wide synchronize. Past the
+// pool's 64 events a mark synchronizes instead, and dropped marks give their events back.
+TEST_F(LevelZeroFake, AMarkIsABarrierSignallingAPooledEvent) {
+    auto b = make_backend();
+    std::size_t mark = fake().log.size();
+    auto m = b->mark_queue();
+    EXPECT_EQ(log_since(mark), "barrier+signal");
+    mark = fake().log.size();
+    m->wait();
+    EXPECT_EQ(log_since(mark), "wait-event");
+    std::vector<std::unique_ptr<tack::runtime::QueueMark>> marks;
+    for (int i = 0; i < 64; ++i)
+        marks.push_back(b->mark_queue());
+    mark = fake().log.size();
+    marks.push_back(b->mark_queue());  // the pool is empty: a synchronizing mark
+    EXPECT_EQ(log_since(mark), "");
+    marks.back()->wait();
+    EXPECT_EQ(log_since(mark), "sync");
+    marks.clear();
+    mark = fake().log.size();
+    b->mark_queue()->wait();
+    EXPECT_EQ(log_since(mark), "barrier+signal wait-event") << "the events came back";
+}
+
 TEST_F(LevelZeroFake, WrappedMemoryIsNeverFreed) {
     auto b = make_backend();
     auto other = b->allocate_array(64);  // device memory another library could hand over
@@ -453,6 +478,23 @@ TEST_F(LevelZeroFake, F32ReductionsRunOnTheDevice) {
     EXPECT_EQ(b->reduce_f32(*buf, 0, K::Sum, compile), 0.0);
     EXPECT_THROW(b->reduce_f32(*buf, 0, K::Min, compile), tack::ValueError);
     EXPECT_EQ(b->reduce_array(*buf, DType::i32, 4, K::Sum), std::nullopt) << "f32 only (E4)";
+}
+
+// SEED-AUDIT 'L0 · Reductions': a device whose groups are below 256 lanes reduces on the host
+// (nullopt: the caller reduces), compiling nothing.
+TEST_F(LevelZeroFake, GroupsBelow256LanesReduceOnTheHost) {
+    fake().max_group_size_x = 128;
+    auto b = make_backend();
+    std::vector<float> v(1000, 1.0f);
+    auto buf = b->allocate_array(v.size() * 4);
+    buf->write(0, v.data(), v.size() * 4);
+    int compiled = 0;
+    auto compile = [&](const std::string&, const std::string&) -> l0::LoadedModule {
+        ++compiled;
+        throw std::logic_error("no reduction kernel on a device with 128-lane groups");
+    };
+    EXPECT_EQ(b->reduce_f32(*buf, 1000, runtime::ReduceKind::Sum, compile), std::nullopt);
+    EXPECT_EQ(compiled, 0);
 }
 
 }  // namespace
