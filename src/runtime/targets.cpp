@@ -27,24 +27,17 @@ constexpr std::string_view kCudaSpaces[] = {"cuda", "cuda_pinned", "cuda_managed
 constexpr std::string_view kHipSpaces[] = {"hip", "hip_pinned", "hip_managed"};
 constexpr std::string_view kLevelZeroSpaces[] = {"level_zero"};
 
-// Level Zero compiles OpenCL C to SPIR-V, so it generates the OpenCL dialect; PoCL's OpenCL
-// (the CPU device Tack's OpenCL backend targets) samples in software, where Level Zero's GPUs
-// have samplers. The OpenCL dialect can express 64-bit integer atomics (cl_khr_int64_*, which
-// an OpenCL device may have); Intel's Level Zero devices refuse them, so that row leaves them
-// out and `tackc inspect --target level_zero` refuses what dispatch would.
-// Each hint starts with "Requires", the word the public tests look for.
+// Level Zero compiles OpenCL C to SPIR-V: the OpenCL dialect with Intel's workarounds
+// (codegen/cfamily/opencl.cpp). PoCL's OpenCL (the CPU device Tack's OpenCL backend targets)
+// samples in software, where Level Zero's GPUs have samplers. The OpenCL dialect can express
+// 64-bit integer atomics (cl_khr_int64_*, which an OpenCL device may have); Intel's Level Zero
+// devices refuse them, so that row leaves them out and `tackc inspect --target level_zero`
+// refuses what dispatch would. Each hint starts with "Requires", the word the public tests look
+// for. Columns: name, display name, dialect, textures, dtypes, atomic dtypes, device reductions,
+// workgroups, memory spaces, DLPack imports, DLPack export, install hint.
+// clang-format off
 constexpr Target kTargets[] = {
-    {"cpu",
-     "CPU",
-     "",
-     TextureForm::Software,
-     kAll,
-     kAll,
-     false,
-     false,
-     {},
-     kHostMemory,
-     kDLCPU,
+    {"cpu", "CPU", "", TextureForm::Software, kAll, kAll, false, false, {}, kHostMemory, kDLCPU,
      "The CPU backend is part of every build; check the LLVM installation."},
     {"cuda", "CUDA", "cuda", TextureForm::Hardware, kAll, kCudaAtomics, true, true, kCudaSpaces,
      kCudaMemory, kDLCUDA,
@@ -52,44 +45,17 @@ constexpr Target kTargets[] = {
     {"hip", "HIP", "hip", TextureForm::Hardware, kAll, kCudaAtomics, true, true, kHipSpaces,
      kRocmMemory, kDLROCM,
      "Requires ROCm (libamdhip64.so and hipRTC) and an AMD GPU for the HIP backend."},
-    {"level_zero",
-     "Level Zero",
-     "opencl",
-     TextureForm::Hardware,
-     kAll,
-     {i32, u32, f32},
-     true,
-     true,
-     kLevelZeroSpaces,
-     kOneApiMemory,
-     kDLOneAPI,
+    {"level_zero", "Level Zero", "level_zero", TextureForm::Hardware, kAll, {i32, u32, f32}, true,
+     true, kLevelZeroSpaces, kOneApiMemory, kDLOneAPI,
      "Requires the system libraries libze_loader.so (a Level Zero driver) and libocloc.so for the "
      "Level Zero backend; no pip package installs them."},
-    {"metal",
-     "Metal",
-     "metal",
-     TextureForm::Hardware,
-     kNoF64,
-     {i32, u32, f32},
-     true,
-     true,
-     {},
-     {},
-     kDLCPU,
-     "The Metal backend runs on macOS only."},
-    {"opencl",
-     "OpenCL",
-     "opencl",
-     TextureForm::Software,
-     kAll,
-     {i32, u32, i64, u64, f32},
-     true,
-     true,
-     kOpenClSpaces,
-     kHostMemory,
-     kDLCPU,
+    {"metal", "Metal", "metal", TextureForm::Hardware, kNoF64, {i32, u32, f32}, true, true, {}, {},
+     kDLCPU, "The Metal backend runs on macOS only."},
+    {"opencl", "OpenCL", "opencl", TextureForm::Software, kAll, {i32, u32, i64, u64, f32}, true,
+     true, kOpenClSpaces, kHostMemory, kDLCPU,
      "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend."},
 };
+// clang-format on
 
 }  // namespace
 

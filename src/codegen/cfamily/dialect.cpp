@@ -7,7 +7,8 @@
 namespace tack::codegen::cfamily {
 
 const Dialect& dialect(std::string_view name) {
-    for (const Dialect* d : {&cuda_dialect(), &hip_dialect(), &opencl_dialect(), &metal_dialect()})
+    for (const Dialect* d : {&cuda_dialect(), &hip_dialect(), &opencl_dialect(),
+                             &level_zero_dialect(), &metal_dialect()})
         if (d->name == name) return *d;
     throw diag::InternalError("internal error: no C-family dialect named '" + std::string(name) +
                               "'");

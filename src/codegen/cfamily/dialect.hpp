@@ -31,13 +31,19 @@ struct Dialect {
     std::string_view int64_atomics_header;          // added when it has 64-bit atomics
     std::string_view kernel_decl;                   // before the entry name
     std::string_view helper_decl;                   // before every prelude helper
-    std::string_view global_qual;                   // address space of array pointers
-    std::string_view shared_qual;                   // workgroup memory declarations
-    std::string_view constant_qual;                 // program-scope constant tables
-    std::string_view param_suffix;                  // after each kernel parameter ({i})
-    std::string_view n_param;                       // the 64-bit `__n__` parameter ({i})
-    std::string_view builtin_params;                // extra entry parameters (Metal positions)
-    std::string_view group_id, local_id;            // 32-bit unsigned built-ins
+    // Instead of helper_decl before signed negation below 32 bits and signed abs below 64 bits
+    // (CONTRACT B17: Intel's Level Zero compiler gets them wrong inlined); empty: helper_decl.
+    std::string_view narrow_neg_abs_decl;
+    // f64 floor and ceil spelled copysign(floor(x), x) (CONTRACT B21: Intel's f64 floor/ceil
+    // lose the sign of a zero result).
+    bool f64_round_copysign = false;
+    std::string_view global_qual;         // address space of array pointers
+    std::string_view shared_qual;         // workgroup memory declarations
+    std::string_view constant_qual;       // program-scope constant tables
+    std::string_view param_suffix;        // after each kernel parameter ({i})
+    std::string_view n_param;             // the 64-bit `__n__` parameter ({i})
+    std::string_view builtin_params;      // extra entry parameters (Metal positions)
+    std::string_view group_id, local_id;  // 32-bit unsigned built-ins
     std::string_view group_size;
     std::string_view barrier;    // orders workgroup and global memory (CONTRACT E6)
     std::string_view printf_fn;  // empty: print is a no-op (Metal, CONTRACT A40)
@@ -72,6 +78,8 @@ std::vector<DType> supported_atomic_dtypes(const Dialect& d, bool int64_atomics 
 const Dialect& cuda_dialect();
 const Dialect& hip_dialect();
 const Dialect& opencl_dialect();
+/// OpenCL C for Level Zero (ocloc): the OpenCL table with Intel's workarounds (B17, B21).
+const Dialect& level_zero_dialect();
 const Dialect& metal_dialect();
 
 }  // namespace tack::codegen::cfamily

@@ -255,6 +255,11 @@ std::string Emitter::emit_node(const ir::Call* n, bool) {
     // round() is Python's: halves to even, which is C's rint in the default rounding mode
     // (C's round() would take halves away from zero).
     std::string_view base = n->fn == ir::MathFn::Round ? "rint" : ir::to_string(n->fn);
+    if (d_.f64_round_copysign && t == DType::f64 &&
+        (n->fn == ir::MathFn::Floor || n->fn == ir::MathFn::Ceil)) {
+        std::string x = expr(n->args[0]);  // an expression without effects: read twice
+        return "copysign(" + math_name(d_, base, t) + "(" + x + "), " + x + ")";
+    }
     std::string out = math_name(d_, base, t) + "(";
     for (size_t i = 0; i < n->args.size(); ++i)
         out += (i ? ", " : "") + expr(n->args[i]);

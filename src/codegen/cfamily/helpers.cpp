@@ -189,7 +189,11 @@ Helper int_helper(const Dialect& d, IntOp op, DType t) {
         is_signed(t) ? tname(d, bits(t) <= 32 ? DType::i32 : DType::i64) : unsigned_carrier(d, t);
     std::string mask = std::to_string(bits(t) - 1);
     std::string name = std::string("tack_") + info.name + "_" + tack::name(t);
-    std::string text = fill(int_pattern(op, t), {{"H", d.helper_decl},
+    const bool narrow =
+        is_signed(t) && ((op == IntOp::Neg && bits(t) < 32) || (op == IntOp::Abs && bits(t) < 64));
+    std::string_view decl =
+        narrow && !d.narrow_neg_abs_decl.empty() ? d.narrow_neg_abs_decl : d.helper_decl;
+    std::string text = fill(int_pattern(op, t), {{"H", decl},
                                                  {"T", tname(d, t)},
                                                  {"U", unsigned_carrier(d, t)},
                                                  {"U32", tname(d, DType::u32)},

@@ -76,4 +76,16 @@ const Dialect& opencl_dialect() {
     return kOpenCL;
 }
 
+const Dialect& level_zero_dialect() {
+    static const Dialect d = [] {
+        Dialect l0 = kOpenCL;
+        l0.name = "level_zero";
+        l0.display_name = "Level Zero";
+        l0.narrow_neg_abs_decl = "static __attribute__((noinline))";
+        l0.f64_round_copysign = true;
+        return l0;
+    }();
+    return d;
+}
+
 }  // namespace tack::codegen::cfamily

@@ -40,6 +40,9 @@ TEST(CFamilyCompileOnly, HipThroughHiprtc) {
 TEST(CFamilyCompileOnly, OpenCLThroughClangSpirv) {
     compile_all("opencl", compile_opencl);
 }
+TEST(CFamilyCompileOnly, LevelZeroThroughClangSpirv) {
+    compile_all("level_zero", compile_opencl);
+}
 TEST(CFamilyCompileOnly, MetalSyntaxThroughClangShim) {
     compile_all("metal", compile_metal);
 }

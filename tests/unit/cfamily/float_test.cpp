@@ -327,5 +327,68 @@ TEST(CFamilyFloat, MathCallsF32AndF64) {
     EXPECT_EQ(fo[4 * 0 + 3], 0.0f);   // 0.25
 }
 
+// CONTRACT B17, B21: the Level Zero dialect's Intel workarounds (signed negation below 32 bits
+// and abs below 64 bits as noinline helpers; f64 floor/ceil through copysign, keeping a zero's
+// sign) in the source, and the same values as the OpenCL dialect's when PoCL runs both.
+TEST(CFamilyLevelZero, IntelWorkaroundsKeepTheValues) {
+    KernelBuilder kb("intel");
+    auto px = kb.array("x", DType::f64), pf = kb.array("f", DType::f64),
+         pc = kb.array("c", DType::f64);
+    auto pn = kb.array("n", DType::i8), pa = kb.array("a", DType::i16),
+         pb = kb.array("b", DType::i32);
+    auto i = kb.dim("i", 0, 0);
+    kb.k.body = {st(pf, vr(i), Call::make(MathFn::Floor, {ld(px, vr(i))})),
+                 st(pc, vr(i), Call::make(MathFn::Ceil, {ld(px, vr(i))})),
+                 st(pn, vr(i), Unary::make(UnaryOp::Neg, ld(pn, vr(i)))),
+                 st(pa, vr(i), Call::make(MathFn::Abs, {ld(pa, vr(i))})),
+                 st(pb, vr(i), Call::make(MathFn::Abs, {ld(pb, vr(i))}))};
+    std::string src = cf::emit(kb.k, cf::level_zero_dialect());
+    EXPECT_NE(src.find("static __attribute__((noinline)) char tack_neg_i8"), std::string::npos)
+        << src;
+    EXPECT_NE(src.find("static __attribute__((noinline)) short tack_abs_i16"), std::string::npos);
+    EXPECT_NE(src.find("static __attribute__((noinline)) int tack_abs_i32"), std::string::npos);
+    EXPECT_NE(src.find("copysign(floor("), std::string::npos) << src;
+    EXPECT_NE(src.find("copysign(ceil("), std::string::npos) << src;
+    EXPECT_EQ(cf::emit(kb.k, cf::opencl_dialect()).find("noinline"), std::string::npos);
+    TACK_REQUIRE_OPENCL();
+    const std::vector<double> x0 = {-0.0, 0.0, -0.5, 0.5, -2.5, 2.5, -kInf, kInf, kNaN};
+    const std::vector<int8_t> n0 = {-128, -1, 0, 1, 127, 5, -5, 100, -100};
+    const std::vector<int16_t> a0 = {-32768, -1, 0, 1, 32767, 7, -7, 300, -300};
+    const std::vector<int32_t> b0 = {INT32_MIN, -1, 0, 1, INT32_MAX, 9, -9, 70000, -70000};
+    std::vector<std::vector<double>> floors, ceils;
+    std::vector<std::vector<int8_t>> negs;
+    std::vector<std::vector<int16_t>> abs16;
+    std::vector<std::vector<int32_t>> abs32;
+    for (const char* dialect : {"opencl", "level_zero"}) {
+        std::vector<double> x = x0, f(x.size()), c(x.size());
+        std::vector<int8_t> n = n0;
+        std::vector<int16_t> a = a0;
+        std::vector<int32_t> b = b0;
+        ASSERT_EQ(
+            run_opencl(kb.k, {arr(x), arr(f), arr(c), arr(n), arr(a), arr(b)}, x.size(), dialect),
+            "");
+        floors.push_back(f), ceils.push_back(c), negs.push_back(n), abs16.push_back(a),
+            abs32.push_back(b);
+    }
+    for (std::size_t k = 0; k < x0.size(); ++k) {
+        for (const auto* v : {&floors, &ceils}) {
+            double want = v == &floors ? std::floor(x0[k]) : std::ceil(x0[k]);
+            double got = (*v)[1][k];
+            if (std::isnan(want)) {
+                EXPECT_TRUE(std::isnan(got)) << k;
+            } else {
+                EXPECT_EQ(got, want) << k;
+                EXPECT_EQ(std::signbit(got), std::signbit(want)) << "the sign of zero, input " << k;
+            }
+        }
+    }
+    EXPECT_EQ(negs[0], negs[1]);
+    EXPECT_EQ(negs[1][0], int8_t(-128)) << "-(-128) wraps in 8 bits";
+    EXPECT_EQ(abs16[0], abs16[1]);
+    EXPECT_EQ(abs16[1][0], int16_t(-32768));
+    EXPECT_EQ(abs32[0], abs32[1]);
+    EXPECT_EQ(abs32[1][8], 70000);
+}
+
 }  // namespace
 }  // namespace tack::cfamily_test

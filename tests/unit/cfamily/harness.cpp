@@ -13,11 +13,12 @@ runtime::opencl::ClRunner* opencl_runner(std::string* why) {
     return runner.get();
 }
 
-std::string run_opencl(const Kernel& k, std::vector<HostArg> args, uint64_t n) {
+std::string run_opencl(const Kernel& k, std::vector<HostArg> args, uint64_t n,
+                       const char* dialect) {
     std::string why;
     auto* runner = opencl_runner(&why);
     if (!runner) return why;
-    cf::GeneratedSource gen = cf::generate(k, cf::dialect("opencl"));
+    cf::GeneratedSource gen = cf::generate(k, cf::dialect(dialect));
     const cf::KernelAbi& abi = gen.abi;
     std::vector<uint64_t> bits;
     for (const auto& a : args)

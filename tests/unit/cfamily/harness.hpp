@@ -115,8 +115,10 @@ HostArg val(T v) {
 /// The shared runner, or nullptr (with the reason in `why`) when OpenCL is unavailable.
 runtime::opencl::ClRunner* opencl_runner(std::string* why);
 
-/// Generates OpenCL C for `k`, launches it over `n` iterations; "" or the error and source.
-std::string run_opencl(const Kernel& k, std::vector<HostArg> args, uint64_t n);
+/// Generates OpenCL C for `k` (in `dialect`: "opencl", or "level_zero", whose source PoCL runs
+/// too), launches it over `n` iterations; "" or the error and source.
+std::string run_opencl(const Kernel& k, std::vector<HostArg> args, uint64_t n,
+                       const char* dialect = "opencl");
 
 #define TACK_REQUIRE_OPENCL()                                                  \
     do {                                                                       \
