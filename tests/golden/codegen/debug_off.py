@@ -65,7 +65,7 @@ def scratch(x, counts):
 
 
 # codegen: group --args f32[:],f32[:] --target opencl --mode source
-# codegen: group --args f32[:],f32[:] --debug --mode ir
+# codegen: group --args f32[:],f32[:] --target opencl --debug --mode ir
 @tack.kernel
 def group(x, y):
     for i in range(x.shape[0]):
