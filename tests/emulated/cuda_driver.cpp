@@ -475,16 +475,45 @@ CUresult cuMemsetD32Async(CUdeviceptr p, unsigned v, std::size_t n, CUstream s) 
     return fill(p, v, n, s, "cuMemsetD32Async");
 }
 
+// Pinned host memory and managed memory: the same mappings, told apart by the pointer
+// attributes (memory_space).
+CUresult cuMemAllocHost(void** p, std::size_t bytes) {
+    NEED_CONTEXT();
+    if (!p || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    *p = Memory::get().allocate(bytes, Memory::Kind::Pinned);
+    return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemFreeHost(void* p) {
+    NEED_CONTEXT();
+    if (!Memory::get().contains(p, 0) || Memory::get().kind_of(p) != Memory::Kind::Pinned)
+        return refuse(CUDA_ERROR_INVALID_VALUE,
+                      "cuMemFreeHost of memory cuMemAllocHost did not make");
+    Memory::get().release(p);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr* p, std::size_t bytes, unsigned) {
+    NEED_CONTEXT();
+    if (!p || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    void* m = Memory::get().allocate(bytes, Memory::Kind::Managed);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = reinterpret_cast<std::uintptr_t>(m);
+    return CUDA_SUCCESS;
+}
+
 CUresult cuPointerGetAttribute(void* out, CUpointer_attribute attr, CUdeviceptr p) {
     if (!g_initialized) return CUDA_ERROR_NOT_INITIALIZED;
     // Host memory the driver did not allocate or register is unknown to it.
     if (!Memory::get().contains(dptr(p), 0)) return CUDA_ERROR_INVALID_VALUE;
+    const Memory::Kind kind = Memory::get().kind_of(dptr(p));
     switch (attr) {
         case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-            *static_cast<unsigned*>(out) = CU_MEMORYTYPE_DEVICE;
+            *static_cast<unsigned*>(out) =
+                kind == Memory::Kind::Pinned ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
             return CUDA_SUCCESS;
         case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-            *static_cast<int*>(out) = 0;
+            *static_cast<int*>(out) = kind == Memory::Kind::Managed;
             return CUDA_SUCCESS;
         default:
             return CUDA_ERROR_INVALID_VALUE;

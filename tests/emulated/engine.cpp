@@ -55,7 +55,7 @@ Memory& Memory::get() {
 
 Memory::Memory() : capacity_(env_size_mb("TACK_EMU_MEMORY_MB", std::size_t(8192) << 20)) {}
 
-void* Memory::allocate(std::size_t bytes) {
+void* Memory::allocate(std::size_t bytes, Kind kind) {
     std::size_t mapped = page_round(bytes);
     {
         std::lock_guard lock(mutex_);
@@ -70,7 +70,18 @@ void* Memory::allocate(std::size_t bytes) {
         return nullptr;
     }
     live_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+    if (kind != Kind::Device) kinds_[reinterpret_cast<std::uintptr_t>(p)] = kind;
     return p;
+}
+
+Memory::Kind Memory::kind_of(const void* p) const {
+    std::lock_guard lock(mutex_);
+    auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto it = live_.upper_bound(a);
+    if (it == live_.begin()) return Kind::Device;
+    --it;
+    auto k = kinds_.find(it->first);
+    return k == kinds_.end() ? Kind::Device : k->second;
 }
 
 bool Memory::release(void* p) {
@@ -80,6 +91,7 @@ bool Memory::release(void* p) {
         auto it = live_.find(reinterpret_cast<std::uintptr_t>(p));
         if (it == live_.end() || adopted_.count(it->first)) return false;
         bytes = it->second;
+        kinds_.erase(it->first);
         live_.erase(it);
         used_ -= page_round(bytes);
     }

@@ -44,9 +44,15 @@ bool feature_on(const char* variable);
 /// capacity (TACK_EMU_MEMORY_MB, default 8192): an allocation past it fails as out of memory.
 class Memory {
   public:
+    /// What an allocation is, as the driver's pointer attributes tell: device memory, pinned host
+    /// memory (cuMemAllocHost, hipHostMalloc) or managed memory (cuMemAllocManaged,
+    /// hipMallocManaged). On the CPU all three are the same mapping.
+    enum class Kind { Device, Pinned, Managed };
     static Memory& get();
     /// nullptr when the device is full or the mapping fails.
-    void* allocate(std::size_t bytes);
+    void* allocate(std::size_t bytes, Kind kind = Kind::Device);
+    /// The kind of the live allocation holding `p` (check contains() first).
+    Kind kind_of(const void* p) const;
     /// false when `p` is not the start of a live allocation.
     bool release(void* p);
     /// Memory mapped by the caller (cuMemMap) counts as an allocation until forget(p).
@@ -61,6 +67,7 @@ class Memory {
     Memory();
     mutable std::mutex mutex_;
     std::map<std::uintptr_t, std::size_t> live_;  // start -> size
+    std::map<std::uintptr_t, Kind> kinds_;        // start -> kind, where not Device
     std::set<std::uintptr_t> adopted_;
     std::size_t capacity_, used_ = 0;
 };

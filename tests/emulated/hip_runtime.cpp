@@ -353,10 +353,32 @@ hipError_t hipMemsetD32Async(hipDeviceptr_t p, int v, std::size_t n, hipStream_t
     return fill(p, v, n, s, "hipMemsetD32Async");
 }
 
+// Pinned host memory and managed memory: the same mappings, told apart by the attributes.
+hipError_t hipHostMalloc(void** p, std::size_t bytes, unsigned) {
+    if (!p || bytes == 0) return hipErrorInvalidValue;
+    *p = Memory::get().allocate(bytes, Memory::Kind::Pinned);
+    return *p ? hipSuccess : hipErrorOutOfMemory;
+}
+
+hipError_t hipHostFree(void* p) {
+    if (!Memory::get().contains(p, 0) || Memory::get().kind_of(p) != Memory::Kind::Pinned)
+        return refuse(hipErrorInvalidValue, "hipHostFree of memory hipHostMalloc did not make");
+    Memory::get().release(p);
+    return hipSuccess;
+}
+
+hipError_t hipMallocManaged(void** p, std::size_t bytes, unsigned) {
+    if (!p || bytes == 0) return hipErrorInvalidValue;
+    *p = Memory::get().allocate(bytes, Memory::Kind::Managed);
+    return *p ? hipSuccess : hipErrorOutOfMemory;
+}
+
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t* a, const void* p) {
     if (!Memory::get().contains(p, 0)) return hipErrorInvalidValue;
+    const Memory::Kind kind = Memory::get().kind_of(p);
     std::memset(a, 0, sizeof *a);
-    a->memoryType = hipMemoryTypeDevice;
+    a->memoryType = kind == Memory::Kind::Pinned ? hipMemoryTypeHost : hipMemoryTypeDevice;
+    a->isManaged = kind == Memory::Kind::Managed;
     a->device = 0;
     a->devicePointer = const_cast<void*>(p);
     return hipSuccess;

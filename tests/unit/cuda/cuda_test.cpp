@@ -157,6 +157,44 @@ TEST_F(Cuda, AQueuedLaunchsErrorSurfacesAtTheNextWait) {
     tack::device_suite::a_queued_launchs_error_surfaces_at_the_next_wait(dev_, fail);
 }
 
+// SEED-AUDIT 'CUDA · Memory spaces' (CONTRACT C21): pinned and managed memory are told apart
+// from device memory by the driver's pointer attributes, wrapped without a copy, and kernels
+// run on them; pageable host memory is "cpu".
+TEST_F(Cuda, PinnedAndManagedMemoryAreToldApartAndWrapped) {
+    const cuda::CuApi& api = cuda_of(dev_).api();
+    using AllocHost = cuda::CUresult (*)(void**, std::size_t);
+    using FreeHost = cuda::CUresult (*)(void*);
+    using AllocManaged = cuda::CUresult (*)(cuda::CUdeviceptr*, std::size_t, unsigned);
+    auto alloc_host = driver_symbol<AllocHost>(api, "cuMemAllocHost_v2");
+    auto free_host = driver_symbol<FreeHost>(api, "cuMemFreeHost");
+    auto alloc_managed = driver_symbol<AllocManaged>(api, "cuMemAllocManaged");
+    if (!alloc_host || !free_host || !alloc_managed) GTEST_SKIP() << "a driver without them";
+    void* pinned = nullptr;
+    cuda::CUdeviceptr managed = 0;
+    {
+        cuda::ContextScope scope(api, cuda_of(dev_).context());
+        ASSERT_EQ(alloc_host(&pinned, 4096), 0);
+        ASSERT_EQ(alloc_managed(&managed, 4096, 1 /* CU_MEM_ATTACH_GLOBAL */), 0);
+    }
+    const auto& b = *dev_.backend();
+    EXPECT_EQ(b.memory_space(reinterpret_cast<std::uint64_t>(pinned)), "cuda_pinned");
+    EXPECT_EQ(b.memory_space(managed), "cuda_managed");
+    std::vector<float> host(256);
+    EXPECT_EQ(b.memory_space(reinterpret_cast<std::uint64_t>(host.data())), "cpu");
+    tack::Kernel saxpy = kernel("saxpy");
+    for (void* p : {pinned, reinterpret_cast<void*>(managed)}) {
+        tack::Array a = tack::Array::from_ptr(p, tack::f32, {256}, true);
+        a.fill(2.0f);
+        saxpy(a, a, 1.0f);  // wrapped memory is shared: the launch completes before returning
+        EXPECT_EQ(static_cast<const float*>(p)[255], 4.0f);
+        EXPECT_EQ(a.to_host<float>(), std::vector<float>(256, 4.0f));
+    }
+    EXPECT_THROW(tack::Array::from_ptr(host.data(), tack::f32, {256}, true), tack::RuntimeError);
+    cuda::ContextScope scope(api, cuda_of(dev_).context());
+    EXPECT_EQ(free_host(pinned), 0);
+    api.cuMemFree_v2(managed);
+}
+
 // SEED-AUDIT 'CUDA · Compile': the disk-cache target names NVRTC's options and the device's
 // architecture, so PTX made with other options or for another device is never loaded.
 TEST_F(Cuda, TheCacheTargetNamesTheOptionsAndTheArchitecture) {

@@ -4,6 +4,8 @@
 // backend runs the shared end-to-end checks below.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -110,6 +112,37 @@ TEST_F(Hip, AQueuedLaunchsErrorSurfacesAtTheNextWait) {
     auto fail = tack::device_suite::fail_kernels_of(b.api().library);
     if (!fail) GTEST_SKIP() << "needs the emulated device's fault injection";
     tack::device_suite::a_queued_launchs_error_surfaces_at_the_next_wait(dev_, fail);
+}
+
+// SEED-AUDIT 'HIP · Memory spaces' (CONTRACT C21): pinned and managed memory are told apart
+// from device memory by hipPointerGetAttributes, wrapped without a copy, and kernels run on
+// them; pageable host memory is "cpu".
+TEST_F(Hip, PinnedAndManagedMemoryAreToldApartAndWrapped) {
+    const auto& hb = static_cast<const hip::HipBackend&>(*dev_.backend());
+    void* lib = dlopen(hb.api().library.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    using HostMalloc = hip::hipError_t (*)(void**, std::size_t, unsigned);
+    using Free = hip::hipError_t (*)(void*);
+    auto host_malloc = reinterpret_cast<HostMalloc>(dlsym(lib, "hipHostMalloc"));
+    auto host_free = reinterpret_cast<Free>(dlsym(lib, "hipHostFree"));
+    auto malloc_managed = reinterpret_cast<HostMalloc>(dlsym(lib, "hipMallocManaged"));
+    if (!host_malloc || !host_free || !malloc_managed) GTEST_SKIP() << "a runtime without them";
+    void *pinned = nullptr, *managed = nullptr;
+    ASSERT_EQ(host_malloc(&pinned, 4096, 0), 0);
+    ASSERT_EQ(malloc_managed(&managed, 4096, 1 /* hipMemAttachGlobal */), 0);
+    EXPECT_EQ(hb.memory_space(reinterpret_cast<std::uint64_t>(pinned)), "hip_pinned");
+    EXPECT_EQ(hb.memory_space(reinterpret_cast<std::uint64_t>(managed)), "hip_managed");
+    std::vector<float> host(256);
+    EXPECT_EQ(hb.memory_space(reinterpret_cast<std::uint64_t>(host.data())), "cpu");
+    tack::Kernel saxpy = kernel("saxpy");
+    for (void* p : {pinned, managed}) {
+        tack::Array a = tack::Array::from_ptr(p, tack::f32, {256}, true);
+        a.fill(2.0f);
+        saxpy(a, a, 1.0f);  // wrapped memory is shared: the launch completes before returning
+        EXPECT_EQ(static_cast<const float*>(p)[255], 4.0f);
+    }
+    EXPECT_THROW(tack::Array::from_ptr(host.data(), tack::f32, {256}, true), tack::RuntimeError);
+    EXPECT_EQ(host_free(pinned), 0);
+    hb.api().hipFree(managed);
 }
 
 // SEED-AUDIT 'HIP · Disk cache': a code object is machine code for one architecture, so the key
