@@ -28,7 +28,7 @@ std::span<const std::string_view> ocloc_required_functions() {
 }
 
 std::string opencl_build_options() {
-    return "-cl-std=CL2.0 " + std::string(codegen::cfamily::opencl_dialect().compile_options);
+    return "-cl-std=CL2.0 " + std::string(codegen::cfamily::level_zero_dialect().compile_options);
 }
 
 std::vector<std::string> ocloc_arguments(std::uint32_t device_id, const std::string& options) {

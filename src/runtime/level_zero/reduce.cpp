@@ -40,7 +40,7 @@ std::optional<double> LevelZeroBackend::reduce_f32(const Buffer& buffer, std::in
         std::lock_guard guard(reduce_mutex_);
         LoadedModule& m = reducers_[static_cast<int>(op)];
         if (!m.kernel)
-            m = compile(cf::array_reduction_source(cf::opencl_dialect(), cop),
+            m = compile(cf::array_reduction_source(cf::level_zero_dialect(), cop),
                         cf::array_reduction_entry(cop));
         k = m.kernel;
     }

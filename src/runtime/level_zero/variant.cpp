@@ -54,7 +54,7 @@ namespace {
 // D13 participation and D12 lanes come with the shared layer's generate (before, Level Zero
 // skipped the participation check).
 codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel, const gpu::Geometry& g) {
-    return gpu::generate(kernel, codegen::cfamily::opencl_dialect(), g);
+    return gpu::generate(kernel, codegen::cfamily::level_zero_dialect(), g);
 }
 
 }  // namespace

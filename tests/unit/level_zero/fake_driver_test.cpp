@@ -56,7 +56,7 @@ ir::Kernel saxpy() {
 }
 
 std::vector<uint8_t> source_artifact(const ir::Kernel& k) {
-    std::string src = codegen::cfamily::generate(k, codegen::cfamily::opencl_dialect()).source;
+    std::string src = codegen::cfamily::generate(k, codegen::cfamily::level_zero_dialect()).source;
     std::vector<uint8_t> bytes(src.begin(), src.end());
     return l0::encode_artifact({bytes, bytes});
 }
