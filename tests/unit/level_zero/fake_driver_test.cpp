@@ -286,6 +286,29 @@ void run(Saxpy& s, float a, int64_t n) {
     s.b->dispatch(*s.v, {slots, buffers, n}, nullptr);
 }
 
+// SEED-AUDIT 'L0 · Memory out': a launch that binds memory another library may read with no
+// Tack call in between (wrapped memory, or an array handed out by share()) completes before
+// returning; one on Tack's own arrays is only queued.
+TEST_F(LevelZeroFake, ALaunchOnWrappedOrSharedMemoryCompletesBeforeReturning) {
+    std::string why;
+    if (!opencl_available(&why)) GTEST_SKIP() << why;
+    Saxpy s = load_saxpy(64);
+    std::size_t mark = fake().log.size();
+    run(s, 2.0f, 64);
+    EXPECT_EQ(log_since(mark).find("sync"), std::string::npos) << log_since(mark);
+    Saxpy w = s;
+    w.y = s.b->wrap_ptr(reinterpret_cast<void*>(s.y->address()), 64 * 4);
+    mark = fake().log.size();
+    run(w, 2.0f, 64);
+    std::string wrapped = log_since(mark);
+    EXPECT_EQ(wrapped.substr(wrapped.size() - 4), "sync") << wrapped;
+    s.x->share();
+    mark = fake().log.size();
+    run(s, 2.0f, 64);
+    std::string shared = log_since(mark);
+    EXPECT_EQ(shared.substr(shared.size() - 4), "sync") << shared;
+}
+
 // DECISIONS G7 on Level Zero: `return y[0]` after the loop is read from device memory once the
 // launch has run (it raised NotImplementedError).
 TEST_F(LevelZeroFake, AKernelReturnsAValueReadAfterItsLaunch) {
