@@ -47,6 +47,17 @@ Queue::Queue(const ZeApi& api, const DeviceHandles& handles, const DeviceInfo& i
     }
 }
 
+Queue::~Queue() {
+    try {
+        if (!holds_.empty()) synchronize();  // queued copies may still read held blocks
+    } catch (...) {  // a lost device: its memory goes with it
+        return;
+    }
+    for (auto& [bytes, blocks] : pooled_)
+        for (void* p : blocks)
+            api_.zeMemFree(h_.context, p);
+}
+
 Queue::Block Queue::take_block(std::size_t n) {
     Block b{nullptr, n};
     if (n <= kMaxPooledUpload) {

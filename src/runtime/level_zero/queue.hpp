@@ -31,8 +31,10 @@ class Queue {
   public:
     Queue(const ZeApi& api, const DeviceHandles& handles, const DeviceInfo& info);
     // Intentionally leaks the list and event pool: Level Zero cleanup at process exit can crash
-    // once the driver is unloaded (the seed's LevelZeroBackend.__del__ does nothing).
-    ~Queue() = default;
+    // once the driver is unloaded (the seed's LevelZeroBackend.__del__ does nothing). A backend
+    // that goes away before exit (a test's, a fresh tack.device) waits for the copies that read
+    // held staging blocks and frees its pooled ones.
+    ~Queue();
     Queue(const Queue&) = delete;
     Queue& operator=(const Queue&) = delete;
 
