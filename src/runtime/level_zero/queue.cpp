@@ -50,7 +50,7 @@ Queue::Queue(const ZeApi& api, const DeviceHandles& handles, const DeviceInfo& i
 Queue::~Queue() {
     try {
         if (!holds_.empty()) synchronize();  // queued copies may still read held blocks
-    } catch (...) {  // a lost device: its memory goes with it
+    } catch (...) {                          // a lost device: its memory goes with it
         return;
     }
     for (auto& [bytes, blocks] : pooled_)
