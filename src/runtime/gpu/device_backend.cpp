@@ -78,17 +78,24 @@ bool is_image(const Buffer& b) {
     return dynamic_cast<const ImageBuffer*>(&b) != nullptr;
 }
 
-/// A mark on the queue: the vendor's event, destroyed with it.
+/// A vendor event, destroyed on every path out of its scope.
+struct OwnedEvent {
+    DeviceBackend& b;
+    void* e;
+    ~OwnedEvent() { b.destroy_event(e); }
+};
+
+/// A mark on the queue: the vendor's event, with the backend kept alive until it is destroyed.
 class DeviceMark final : public QueueMark {
   public:
-    DeviceMark(std::shared_ptr<DeviceBackend> b, void* event) : b_(std::move(b)), event_(event) {}
-    ~DeviceMark() override { b_->destroy_event(event_); }
-    void wait() override { b_->wait_event(event_); }
-    void* event() const { return event_; }
+    explicit DeviceMark(std::shared_ptr<DeviceBackend> b)
+        : b_(std::move(b)), event_{*b_, b_->create_event()} {}
+    void wait() override { b_->wait_event(event_.e); }
+    void* event() const { return event_.e; }
 
   private:
-    std::shared_ptr<DeviceBackend> b_;
-    void* event_;
+    std::shared_ptr<DeviceBackend> b_;  // declared first: destroyed after the event
+    OwnedEvent event_;
 };
 
 }  // namespace
@@ -139,18 +146,14 @@ bool DeviceBackend::copy_array(Buffer& dst, const Buffer& src, std::size_t nbyte
 
 std::unique_ptr<QueueMark> DeviceBackend::mark_queue() {
     auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
-    auto mark = std::make_unique<DeviceMark>(self, create_event());  // destroys it on any path
+    auto mark = std::make_unique<DeviceMark>(self);  // destroys the event on any path
     record_event(mark->event());
     return mark;
 }
 
 void DeviceBackend::wait_for_queue() {
     // No QueueMark: a backend waits in its destructor too, where it has no shared_ptr left.
-    struct Event {
-        DeviceBackend& b;
-        void* e;
-        ~Event() { b.destroy_event(e); }
-    } event{*this, create_event()};
+    OwnedEvent event{*this, create_event()};
     record_event(event.e);
     wait_event(event.e);
 }
