@@ -351,6 +351,10 @@ class Array {
     /// Whether both arrays view the same storage object.
     bool same_storage(const Array& o) const { return buffer_ == o.buffer_; }
     const std::shared_ptr<runtime::Buffer>& buffer() const { return buffer_; }
+    /// Waits for the work queued on this array's device (launches, fills, copies); a queued
+    /// launch's error is raised here. Reads wait by themselves: this is for handing the memory
+    /// to code that does not go through Tack.
+    void synchronize() const;
 
     /// A view with another shape over the same storage (element count must match).
     Array reshape(const Shape& shape) const;

@@ -1,7 +1,9 @@
 // tack.Device, tack.device(), tack.init() and tack.sync() over the core's device registry.
 // Argument and error policy (TACK_NO_REINIT, unavailable backends) lives in tack/_devices.py;
 // this file converts options and calls the C++ API.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 
 #include <atomic>
 
@@ -79,6 +81,15 @@ void init_devices(nb::module_& m) {
         .def_prop_ro("supports_device_reductions", &Device::supports_device_reductions)
         .def_prop_ro("supports_workgroups", &Device::supports_workgroups)
         .def_prop_ro("debug", &Device::debug)
+        .def_prop_ro(
+            "runtime_version",
+            [](const Device& d) -> std::optional<std::string> {
+                std::string v = d.backend()->runtime_version();
+                if (v.empty()) return std::nullopt;
+                return v;
+            },
+            "The vendor runtime's release, \"major.minor[.patch]\" (HIP: the ROCm release; "
+            "CUDA: the driver's CUDA version), or None.")
         .def_prop_ro("device_memory_spaces",
                      [](const Device& d) {
                          nb::list l;

@@ -467,6 +467,13 @@ void init_fields(nb::module_& m) {
         .def("to_numpy", &to_numpy, nb::arg("vectors") = false)
         .def("numpy", [](const Field& f) { return to_numpy(f, false); })
         .def("fill", &fill, nb::arg("value"))
+        .def(
+            "synchronize",
+            [](const Field& f) {
+                nb::gil_scoped_release unlocked;  // other threads keep launching meanwhile
+                f.array.synchronize();
+            },
+            "Waits for the launches, fills and copies queued on this field's device.")
         .def("reshape", &reshape, nb::arg("shape"))
         .def("copy", [](const Field& f) { return converted(f, f.array.dtype()); })
         .def(

@@ -203,6 +203,10 @@ void* Array::host_data() const {
     return buffer_ ? buffer_->host_ptr() : nullptr;
 }
 
+void Array::synchronize() const {
+    if (buffer_) buffer_->synchronize();
+}
+
 Array Array::reshape(const Shape& shape) const {
     check_shape(shape);
     if (shape.size() != size()) {

@@ -62,6 +62,9 @@ class Buffer {
     /// queued so far, and every later launch that binds this buffer completes before returning,
     /// since the other library may read it with no Tack call in between (the seed's share()).
     void share();
+    /// Waits for every launch, fill and copy queued on this buffer's device so far, and raises
+    /// a queued launch's error (the seed's DeviceBuffer.synchronize()).
+    void synchronize() const;
     /// Wrapped memory, or memory handed out by share().
     bool shared() const { return !owned_ || shared_.load(std::memory_order_relaxed); }
 
@@ -195,6 +198,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
     std::pair<int, int> dlpack_device() const;
     /// The device's ordinal among its driver's devices.
     virtual int device_ordinal() const { return 0; }
+    /// The vendor runtime's release as "major.minor[.patch]" (HIP: hipRuntimeGetVersion's
+    /// ROCm release; CUDA: the driver's CUDA version), or empty where there is none. Known
+    /// toolchain defects are keyed on it (tests/python/test_known_defects.py).
+    virtual std::string runtime_version() const { return {}; }
     /// Whether calls whose written arrays overlap no other array get a `noalias` variant.
     virtual bool specializes_disjoint() const { return false; }
     /// Whether launches on this device compile and run debug variants (DECISIONS "Debug mode"):

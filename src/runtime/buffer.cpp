@@ -42,6 +42,10 @@ void Buffer::share() {
     backend().synchronize();  // DECISIONS G9: memory leaves Tack here
 }
 
+void Buffer::synchronize() const {
+    backend_->synchronize();
+}
+
 void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
     if (n) std::memcpy(static_cast<char*>(host_) + offset, src, n);
 }

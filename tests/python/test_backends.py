@@ -72,6 +72,7 @@ def test_saxpy_many_queued_launches(backend):
     for _ in range(5):
         saxpy(fx, fy, 2.0)
         y = np.float32(2.0) * x + y
+    assert fy.synchronize() is None  # the field's wait: its device's queue (seed's DeviceBuffer)
     assert np.allclose(fy.to_numpy(), y, rtol=1e-6, atol=0)
 
 

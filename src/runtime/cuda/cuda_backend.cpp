@@ -225,6 +225,11 @@ void CudaBackend::fill_block(std::uint64_t dst, std::uint32_t pattern, std::size
     check(api_, r, "cuMemsetAsync");
 }
 
+std::string CudaBackend::runtime_version() const {
+    return std::to_string(driver_version_ / 1000) + "." +
+           std::to_string(driver_version_ % 1000 / 10);
+}
+
 std::string CudaBackend::memory_space(std::uint64_t address) const {
     ContextScope scope(api_, context(), /*quiet=*/true);
     unsigned type = 0;

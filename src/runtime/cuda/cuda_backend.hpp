@@ -67,6 +67,8 @@ class CudaBackend final : public gpu::DeviceBackend {
     /// cuPointerGetAttribute: "cuda", "cuda_pinned", "cuda_managed", else "cpu".
     std::string memory_space(std::uint64_t address) const override;
     int device_ordinal() const override { return int(device_); }
+    /// cuDriverGetVersion's encoding, 1000 * major + 10 * minor: "13.0".
+    std::string runtime_version() const override;
     /// E5: within the device's 3-D texture limits, with a driver that has texture objects.
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
 

@@ -10,6 +10,7 @@
 
 #include "runtime/cuda/cuda_backend.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/image_buffer.hpp"
 
 namespace tack::runtime::cuda {
 
@@ -115,7 +116,7 @@ std::optional<ExportedMemory> CudaBackend::export_memory(const Buffer& buffer) {
         return out;
     }
     // An ordinary array: copied once into exportable memory.
-    require_linear(buffer);
+    gpu::require_linear(buffer);
     CUdeviceptr ptr = 0;
     std::shared_ptr<VmmAllocation> vmm = map_exportable(buffer.nbytes(), &ptr);
     ContextScope scope(api_, context());

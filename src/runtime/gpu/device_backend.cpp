@@ -4,6 +4,7 @@
 
 #include "codegen/cfamily/reduction.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/image_buffer.hpp"
 #include "runtime/gpu/packs.hpp"
 #include "runtime/gpu/pointers.hpp"
 #include "runtime/gpu/result.hpp"
@@ -44,40 +45,6 @@ class DeviceBuffer final : public Buffer {
     DeviceBackend& device() const { return static_cast<DeviceBackend&>(backend()); }
 };
 
-/// A texture's storage on a device that samples it in hardware (CONTRACT A39): the image alone,
-/// made when the texture is made. It has no linear memory: kernels sample it through its
-/// texture object, and the host neither reads nor writes it (the texture is a snapshot; its
-/// source keeps the texels).
-class ImageBuffer final : public Buffer {
-  public:
-    ImageBuffer(std::shared_ptr<DeviceBackend> b, DeviceBackend::Image image, std::size_t nbytes)
-        : Buffer(b, 0, nullptr, nbytes, true), image_(image) {}
-    ~ImageBuffer() override {
-        auto& b = static_cast<DeviceBackend&>(backend());
-        try {
-            b.synchronize();               // a queued launch may still sample it
-        } catch (const std::exception&) {  // a queued launch's error: the next wait reports it
-        }
-        b.destroy_image(image_);
-    }
-    std::uint64_t object() const { return image_.object; }
-    void write(std::size_t, const void*, std::size_t) override { refuse(); }
-    void read(std::size_t, void*, std::size_t) const override { refuse(); }
-    /// RuntimeError: the host has no access to an image.
-    [[noreturn]] void refuse() const {
-        throw RuntimeError("a " + std::string(backend().display_name()) +
-                           " texture is an image its kernels sample; read or write the field it "
-                           "was made from (texture3d.update() copies it again)");
-    }
-
-  private:
-    DeviceBackend::Image image_;
-};
-
-bool is_image(const Buffer& b) {
-    return dynamic_cast<const ImageBuffer*>(&b) != nullptr;
-}
-
 /// A vendor event, destroyed on every path out of its scope.
 struct OwnedEvent {
     DeviceBackend& b;
@@ -110,10 +77,6 @@ const std::shared_ptr<void>& DeviceBackend::owner_of(const Buffer& buffer) {
     static const std::shared_ptr<void> kNone;
     const auto* b = dynamic_cast<const DeviceBuffer*>(&buffer);
     return b ? b->owner : kNone;
-}
-
-void DeviceBackend::require_linear(const Buffer& buffer) {
-    if (const auto* image = dynamic_cast<const ImageBuffer*>(&buffer)) image->refuse();
 }
 
 std::shared_ptr<Buffer> DeviceBackend::allocate_array(std::size_t nbytes) {
@@ -161,10 +124,12 @@ void DeviceBackend::wait_for_queue() {
 std::shared_ptr<Buffer> DeviceBackend::make_texture_image(const Buffer& source,
                                                           std::uint64_t address,
                                                           const std::array<std::int64_t, 3>& whd) {
-    if (!texture_in_hardware(whd) || !binds(source) || is_image(source)) return nullptr;
+    if (!texture_in_hardware(whd) || !binds(source) || as_image(source)) return nullptr;
     auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
     auto bytes = static_cast<std::size_t>(whd[0] * whd[1] * whd[2]) * sizeof(float);
-    return std::make_shared<ImageBuffer>(self, make_image(address, whd), bytes);
+    Image image = make_image(address, whd);
+    return std::make_shared<ImageBuffer>(self, image.object, bytes,
+                                         [self, image] { self->destroy_image(image); });
 }
 
 /// A loaded module and its entry, with per-launch pack buffers (PackSlots). `mutex_` is the
@@ -266,7 +231,7 @@ void DeviceBackend::launch(const Variant& variant, const LaunchArgs& args) {
         std::uint64_t& value = values[std::size_t(p.arg_index)];
         if (!p.is_texture) {
             value = b.address();
-        } else if (const auto* image = dynamic_cast<const ImageBuffer*>(&b)) {
+        } else if (const ImageBuffer* image = as_image(b)) {
             value = image->object();
         } else {  // Array::as_texture made an image wherever the variant samples one
             throw diag::InternalError("internal error: a texture sampled in hardware by '" +

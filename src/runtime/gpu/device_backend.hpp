@@ -131,8 +131,6 @@ class DeviceBackend : public Backend {
                                           std::shared_ptr<void> owner = nullptr);
     /// The `owner` a buffer of this backend was made with, or nullptr.
     static const std::shared_ptr<void>& owner_of(const Buffer& buffer);
-    /// RuntimeError for a texture's image, which has no memory to copy (make_texture_image).
-    static void require_linear(const Buffer& buffer);
 
     Geometry geometry_;
 

@@ -78,6 +78,12 @@ std::string device_arch(const HipApi& api, hipDevice_t device) {
 
 }  // namespace
 
+std::string HipBackend::runtime_version() const {
+    const int v = runtime_version_;
+    return std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100) + "." +
+           std::to_string(v % 100000);
+}
+
 std::string HipBackend::memory_space(std::uint64_t address) const {
     if (!api_.hipPointerGetAttributes) return "cpu";
     alignas(8) unsigned char attr[kPointerAttributesBytes] = {};

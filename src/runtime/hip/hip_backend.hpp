@@ -55,6 +55,8 @@ class HipBackend final : public gpu::DeviceBackend {
     /// "gfx90a:sramecc+:xnack-" (hipGetDeviceProperties), or "" where the runtime lacks it.
     const std::string& arch() const { return arch_; }
     int device_ordinal() const override { return int(device_); }
+    /// HIP_VERSION's encoding, major * 10^7 + minor * 10^5 + patch: "7.1.25424".
+    std::string runtime_version() const override;
     /// E5: image support, extents within the smallest 3-D texture limit (<= 0: unbounded), and
     /// a runtime with texture objects (texture.cpp).
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "runtime/gpu/image_buffer.hpp"
+#include "runtime/gpu/launch_rules.hpp"
 #include "runtime/gpu/pointers.hpp"
 
 namespace tack::runtime::level_zero {
@@ -96,6 +98,7 @@ std::shared_ptr<Buffer> LevelZeroBackend::wrap_ptr(void* ptr, std::size_t nbytes
 
 bool LevelZeroBackend::fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
                                   std::size_t count) {
+    gpu::require_linear(buffer);
     // zeCommandListAppendMemoryFill takes power-of-two patterns no larger than the queue
     // group's maxMemoryFillPatternSize; anything else is written through the buffer.
     bool power_of_two = elem_size != 0 && (elem_size & (elem_size - 1)) == 0;
@@ -103,6 +106,39 @@ bool LevelZeroBackend::fill_array(Buffer& buffer, const void* pattern, std::size
     queue_.fill(reinterpret_cast<void*>(buffer.address()), pattern, elem_size, elem_size * count);
     if (buffer.shared()) synchronize();  // its owner may read it now, as on CUDA and HIP
     return true;
+}
+
+bool LevelZeroBackend::texture_in_hardware(const std::array<std::int64_t, 3>& whd) const {
+    return info_.max_samplers > 0 &&
+           gpu::texture_fits(whd, static_cast<std::int64_t>(info_.max_image_dims_3d));
+}
+
+std::shared_ptr<Buffer> LevelZeroBackend::make_texture_image(
+    const Buffer& source, std::uint64_t address, const std::array<std::int64_t, 3>& whd) {
+    if (!texture_in_hardware(whd) || &source.backend() != this || gpu::as_image(source))
+        return nullptr;
+    ze_image_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_IMAGE_DESC;
+    desc.type = ZE_IMAGE_TYPE_3D;  // flags 0: read-only in kernels
+    desc.format = {ZE_IMAGE_FORMAT_LAYOUT_32, ZE_IMAGE_FORMAT_TYPE_FLOAT,
+                   ZE_IMAGE_FORMAT_SWIZZLE_R, ZE_IMAGE_FORMAT_SWIZZLE_0,
+                   ZE_IMAGE_FORMAT_SWIZZLE_0, ZE_IMAGE_FORMAT_SWIZZLE_1};
+    desc.width = static_cast<uint64_t>(whd[0]);
+    desc.height = static_cast<uint32_t>(whd[1]);
+    desc.depth = static_cast<uint32_t>(whd[2]);
+    ze_image_handle_t image = nullptr;
+    check(api_.zeImageCreate(handles_.context, handles_.device, &desc, &image), "zeImageCreate");
+    auto self = std::static_pointer_cast<LevelZeroBackend>(shared_from_this());
+    auto destroy = [self, image] { self->api().zeImageDestroy(image); };
+    try {
+        queue_.copy_to_image(image, reinterpret_cast<const void*>(address));
+    } catch (...) {
+        destroy();  // nothing queued reads it
+        throw;
+    }
+    auto bytes = static_cast<std::size_t>(whd[0] * whd[1] * whd[2]) * sizeof(float);
+    return std::make_shared<gpu::ImageBuffer>(self, reinterpret_cast<std::uint64_t>(image), bytes,
+                                              std::move(destroy));
 }
 
 std::optional<std::string> LevelZeroBackend::cache_target() const {

@@ -42,11 +42,14 @@ class LevelZeroBackend final : public Backend {
     /// the device's groups are below 256 lanes (the caller reduces on the host).
     std::optional<double> reduce_f32(const Buffer& buffer, std::int64_t count, ReduceKind op,
                                      const ReductionCompiler& compile);
-    /// Software for now: this runtime does not make images yet (zeImageCreate, an image copy
-    /// on the queue, the image as the kernel argument). With them, E5's rule applies: the
-    /// device has samplers (info_.max_samplers > 0) and every extent is at most
-    /// info_.max_image_dims_3d. The OpenCL dialect's hardware form is compile-checked already.
-    bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return false; }
+    /// E5 and the seed's rule: hardware where the device has samplers (maxSamplers > 0; Xe-HPC
+    /// has none) and every extent is at most maxImageDims3D.
+    bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
+    /// A 3-D 32-bit float image (zeImageCreate), filled on the queue straight from the source
+    /// array's device memory: the texture holds this one copy (gpu::ImageBuffer), and kernels
+    /// receive its handle, sampled through the program-scope sampler of the OpenCL dialect.
+    std::shared_ptr<Buffer> make_texture_image(const Buffer& source, std::uint64_t address,
+                                               const std::array<std::int64_t, 3>& whd) override;
     /// zeMemGetAllocProperties: "level_zero" for device and shared allocations of the
     /// backend's context, "cpu" for anything else (host allocations included, CONTRACT C21).
     std::string memory_space(std::uint64_t address) const override;

@@ -149,6 +149,13 @@ void Queue::fill(void* dst, const void* pattern, std::size_t pattern_size, std::
     hold({}, std::move(copy), pattern_size);
 }
 
+void Queue::copy_to_image(ze_image_handle_t image, const void* src) {
+    std::lock_guard guard(mutex_);
+    ordered(api_.zeCommandListAppendImageCopyFromMemory(list_, image, src, nullptr, nullptr, 0,
+                                                        nullptr),
+            "zeCommandListAppendImageCopyFromMemory");
+}
+
 void Queue::launch(ze_kernel_handle_t kernel, uint32_t groups) {
     std::lock_guard guard(mutex_);
     ze_group_count_t count{groups, 1, 1};
@@ -195,7 +202,7 @@ void Queue::download(void* dst, const void* src, std::size_t n) {
     std::lock_guard guard(mutex_);
     free_events_.push_back(marker);
     if (r != ZE_RESULT_SUCCESS) give_block(staging);
-    check(r, "zeEventHostSynchronize");
+    check(r, "a queued launch (zeEventHostSynchronize)");
     for (std::size_t i = 0; i < holds_before && i < holds_.size(); ++i)
         give_block(holds_[i].usm_host);
     holds_.erase(holds_.begin(), holds_.begin() + std::min(holds_before, holds_.size()));
@@ -238,7 +245,8 @@ void Queue::drop_mark(ze_event_handle_t event) noexcept {
 void Queue::synchronize() {
     std::lock_guard guard(mutex_);
     if (info_.host_sync)
-        check(api_.zeCommandListHostSynchronize(list_, kForever), "zeCommandListHostSynchronize");
+        check(api_.zeCommandListHostSynchronize(list_, kForever),
+              "a queued launch (zeCommandListHostSynchronize)");
     release_holds();
 }
 

@@ -50,6 +50,9 @@ class Queue {
     /// Queues the copy and waits for it (and everything before it).
     void download(void* dst, const void* src, std::size_t n);
     void fill(void* dst, const void* pattern, std::size_t pattern_size, std::size_t n);
+    /// Queues a copy of a whole image's texels from device memory at `src` (the texture's
+    /// source array, x fastest) into `image`; returns at once.
+    void copy_to_image(ze_image_handle_t image, const void* src);
     /// Appends the launch and a barrier. The caller holds lock() since setting the arguments:
     /// they are captured at this append, so the next call may set its own.
     void launch(ze_kernel_handle_t kernel, uint32_t groups);

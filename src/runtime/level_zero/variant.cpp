@@ -3,6 +3,8 @@
 // launch limits, the artifact encoding) are tested separately.
 #include "codegen/cfamily/emitter.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/image_buffer.hpp"
+#include "runtime/gpu/launch_rules.hpp"
 #include "runtime/gpu/result.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/level_zero/module.hpp"
@@ -133,6 +135,22 @@ void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {
     gpu::check_dispatch(v.name_, abi, total, geometry_);
     std::vector<std::uint64_t> bits(slots, slots + abi.params.size());
     auto packs = abi.pack_scalars(bits);
+    // An array argument is its address; a texture sampled in hardware, its image's handle.
+    std::vector<std::uint64_t> bound(slots, slots + abi.params.size());
+    bool complete = false;
+    for (std::size_t i = 0; i < abi.params.size(); ++i) {
+        const auto& p = abi.params[i];
+        if (!p.is_array) continue;
+        if (p.is_texture) {
+            const gpu::ImageBuffer* image = gpu::as_image(*args.buffers[i]);
+            if (!image) {  // Array::as_texture made an image wherever the variant samples one
+                throw diag::InternalError("internal error: a texture sampled in hardware by '" +
+                                          v.name_ + "' has no image");
+            }
+            bound[i] = image->object();
+        }
+        complete = complete || gpu::completes_before_return(p, *args.buffers[i]);
+    }
     ze_kernel_handle_t k = v.module_.kernel;
     auto set = [&](int index, std::size_t size, const void* value) {
         check(api_.zeKernelSetArgumentValue(k, static_cast<uint32_t>(index), size, value),
@@ -143,7 +161,7 @@ void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {
         for (std::size_t j = 0; j < packs.size(); ++j)
             queue_.upload(v.packs_[j], packs[j].data(), packs[j].size());
         for (std::size_t i = 0; i < abi.params.size(); ++i)
-            if (abi.params[i].is_array) set(abi.params[i].arg_index, sizeof(void*), &slots[i]);
+            if (abi.params[i].is_array) set(abi.params[i].arg_index, sizeof(void*), &bound[i]);
         for (std::size_t j = 0; j < abi.packs.size(); ++j)
             set(abi.packs[j].arg_index, sizeof(void*), &v.packs_[j]);
         const std::int64_t n = total;
@@ -152,10 +170,9 @@ void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {
         const uint64_t groups = geometry_.groups(total);
         queue_.launch(k, static_cast<uint32_t>(groups));
     }
-    // Memory another library owns may be read by it with no Tack call in between.
-    for (std::size_t i = 0; i < abi.params.size(); ++i) {
-        if (abi.params[i].is_array && args.buffers[i]->shared()) return queue_.synchronize();
-    }
+    // The seed's completion rule (memory another library may read with no Tack call in
+    // between, or an image a queued launch must not outlive).
+    if (complete) queue_.synchronize();
 }
 
 }  // namespace tack::runtime::level_zero

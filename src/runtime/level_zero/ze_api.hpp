@@ -74,7 +74,13 @@ namespace tack::runtime::level_zero {
     X(zeKernelCreate, ze_result_t,                                                                 \
       (ze_module_handle_t, const ze_kernel_desc_t*, ze_kernel_handle_t*))                          \
     X(zeKernelSetGroupSize, ze_result_t, (ze_kernel_handle_t, uint32_t, uint32_t, uint32_t))       \
-    X(zeKernelSetArgumentValue, ze_result_t, (ze_kernel_handle_t, uint32_t, size_t, const void*))
+    X(zeKernelSetArgumentValue, ze_result_t, (ze_kernel_handle_t, uint32_t, size_t, const void*))  \
+    X(zeImageCreate, ze_result_t,                                                                  \
+      (ze_context_handle_t, ze_device_handle_t, const ze_image_desc_t*, ze_image_handle_t*))       \
+    X(zeImageDestroy, ze_result_t, (ze_image_handle_t))                                            \
+    X(zeCommandListAppendImageCopyFromMemory, ze_result_t,                                         \
+      (ze_command_list_handle_t, ze_image_handle_t, const void*, const ze_image_region_t*,         \
+       ze_event_handle_t, uint32_t, ze_event_handle_t*))
 
 // Entry points a loader may lack. zeCommandListHostSynchronize is API 1.6 (loader 1.9+; the
 // libze1 1.8 loader and ze_api.h 1.4 have neither symbol nor declaration): without it the

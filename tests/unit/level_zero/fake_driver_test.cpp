@@ -194,6 +194,36 @@ TEST_F(LevelZeroFake, SmallCopiesReusePooledStagingMemory) {
     EXPECT_EQ(q.staging_allocations(), 6u);
 }
 
+// SEED-AUDIT 'L0 · Host copies': host memory that queued copies read is held until the next
+// wait, which comes early past 1024 holds or 256 MiB held.
+TEST_F(LevelZeroFake, HeldHostMemoryIsReleasedEarlyPast1024CopiesOr256MiB) {
+    auto b = make_backend();
+    auto buf = b->allocate_array(std::size_t(1) << 20);
+    auto syncs = [] {
+        std::size_t n = 0;
+        for (const std::string& e : fake().log)
+            n += e == "sync";
+        return n;
+    };
+    b->synchronize();  // nothing held: the allocation's fill is released
+    const std::size_t before = syncs();
+    const std::int32_t v = 5;
+    for (int i = 0; i < 1024; ++i)
+        buf->write(std::size_t(i) * 4, &v, 4);
+    EXPECT_EQ(syncs(), before) << "1024 held copies: no wait yet";
+    buf->write(0, &v, 4);
+    EXPECT_EQ(syncs(), before + 1) << "the 1025th held copy waits for the queue";
+
+    auto big = b->allocate_array(std::size_t(130) << 20);
+    std::vector<std::uint8_t> half(std::size_t(129) << 20, 1);
+    big->write(0, half.data(), half.size());
+    EXPECT_EQ(syncs(), before + 1);
+    big->write(0, half.data(), half.size());  // 258 MiB held
+    EXPECT_EQ(syncs(), before + 2) << "past 256 MiB held the queue is waited for";
+    for (const auto& [ptr, bytes] : fake().host)
+        EXPECT_LT(bytes, half.size()) << "the large blocks are freed at that wait";
+}
+
 // SEED-AUDIT 'L0 · asyncio' (the seed's _ListMarker): a mark is a barrier signalling a pooled
 // host-visible event, waited for outside the launch lock; no list-wide synchronize. Past the
 // pool's 64 events a mark synchronizes instead, and dropped marks give their events back.

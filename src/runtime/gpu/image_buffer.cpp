@@ -1,0 +1,23 @@
+#include "runtime/gpu/image_buffer.hpp"
+
+#include <string>
+
+#include "runtime/errors.hpp"
+
+namespace tack::runtime::gpu {
+
+ImageBuffer::~ImageBuffer() {
+    try {
+        backend().synchronize();       // a queued launch may still sample it
+    } catch (const std::exception&) {  // a queued launch's error: the next wait reports it
+    }
+    destroy_();
+}
+
+void ImageBuffer::refuse() const {
+    throw RuntimeError("a " + std::string(backend().display_name()) +
+                       " texture is an image its kernels sample; read or write the field it "
+                       "was made from (texture3d.update() copies it again)");
+}
+
+}  // namespace tack::runtime::gpu
