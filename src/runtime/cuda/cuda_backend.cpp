@@ -65,12 +65,20 @@ std::shared_ptr<ContextToken> open_context(const CuApi& api, CUdevice* device) {
     return token;
 }
 
-ContextScope::ContextScope(const CuApi& api, CUcontext ctx, bool quiet) : api_(api) {
+ContextScope::ContextScope(const CuApi& api, CUcontext ctx, bool quiet, const char* verb)
+    : api_(api) {
     CUcontext current = nullptr;
     if (api.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) return;
     CUresult r = api.cuCtxPushCurrent_v2(ctx);
     pushed_ = r == CUDA_SUCCESS;
-    if (!quiet) check(api, r, "cuCtxPushCurrent");
+    if (quiet) return;
+    if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED) {
+        throw RuntimeError(std::string("Cannot ") + verb +
+                           " this CUDA field: the CUDA context this field was allocated in has "
+                           "been destroyed (the application that made it destroyed it while "
+                           "Tack was using it; make a new device with tack.init('cuda'))");
+    }
+    check(api, r, "cuCtxPushCurrent");
 }
 
 ContextScope::~ContextScope() {
@@ -118,7 +126,7 @@ CudaBackend::~CudaBackend() {
 }
 
 std::uint64_t CudaBackend::allocate_block(std::size_t nbytes) {
-    ContextScope scope(api_, context());
+    ContextScope scope(api_, context(), false, "allocate");
     std::size_t n = nbytes ? nbytes : 1;
     CUdeviceptr p = 0;
     auto attempt = [&] {
@@ -156,14 +164,14 @@ void CudaBackend::drain_frees() {
 
 void CudaBackend::copy_in(std::uint64_t dst, const void* src, std::size_t n) {
     if (n == 0) return;
-    ContextScope scope(api_, context());
+    ContextScope scope(api_, context(), false, "write");
     // From pageable memory the driver stages the bytes before returning, so the caller may
     // reuse `src` at once and the copy still runs in order with the launches.
     check(api_, api_.cuMemcpyHtoDAsync_v2(dst, src, n, stream_), "cuMemcpyHtoDAsync");
 }
 
 void CudaBackend::copy_out(void* dst, std::uint64_t src, std::size_t n) {
-    ContextScope scope(api_, context());
+    ContextScope scope(api_, context(), false, "read");
     // Wait first: a copy to pageable memory waits inside the driver with the context held,
     // where no other thread could launch; cuStreamSynchronize holds nothing a launch needs.
     check(api_, api_.cuStreamSynchronize(stream_), "a queued launch (cuStreamSynchronize)");
@@ -217,7 +225,7 @@ std::shared_ptr<VmmAllocation> CudaBackend::allocation_of(const Buffer& buffer) 
 
 void CudaBackend::fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,
                              std::size_t count) {
-    ContextScope scope(api_, context());
+    ContextScope scope(api_, context(), false, "fill");
     CUresult r = elem_size == 1 ? api_.cuMemsetD8Async(dst, std::uint8_t(pattern), count, stream_)
                  : elem_size == 2
                      ? api_.cuMemsetD16Async(dst, std::uint16_t(pattern), count, stream_)

@@ -45,10 +45,14 @@ using ContextTokens = gpu::ContextTokens<CUcontext, ContextState>;
 using ContextToken = ContextTokens::Token;
 
 /// Makes `ctx` current on this thread for the scope when it is not (pushed, then popped).
-/// `quiet`: a failed push is ignored (destructors and frees, which must not throw).
+/// `quiet`: a failed push is ignored (destructors and frees, which must not throw; a free in a
+/// destroyed context is skipped that way). Otherwise a context that no longer exists (an
+/// adopted one the application destroyed: Tack's own live as long as their arrays) is CONTRACT
+/// C5's RuntimeError "Cannot <verb> this CUDA field: the CUDA context this field was allocated
+/// in has been destroyed ...".
 class ContextScope {
   public:
-    ContextScope(const CuApi& api, CUcontext ctx, bool quiet = false);
+    ContextScope(const CuApi& api, CUcontext ctx, bool quiet = false, const char* verb = "use");
     ~ContextScope();
     ContextScope(const ContextScope&) = delete;
     ContextScope& operator=(const ContextScope&) = delete;

@@ -53,7 +53,7 @@ struct VmmAllocation {
 std::shared_ptr<VmmAllocation> CudaBackend::map_exportable(std::size_t nbytes, CUdeviceptr* ptr) {
     if (!api_.cuMemCreate || !api_.cuMemMap || !api_.cuMemExportToShareableHandle)
         throw RuntimeError("CUDA: this driver lacks the virtual memory management API");
-    ContextScope scope(api_, context());
+    ContextScope scope(api_, context(), false, "export");
     CuMemAllocationProp prop;
     prop.location_id = device_;
     std::size_t granularity = 0;

@@ -38,7 +38,7 @@ void CudaBackend::unload(Code code) noexcept {
 
 void CudaBackend::launch_code(Code code, unsigned groups, unsigned group, void** params,
                               const char* what) {
-    ContextScope scope(api_, context());
+    ContextScope scope(api_, context(), false, "launch with");
     CUresult r = api_.cuLaunchKernel(static_cast<CUfunction>(code.function), groups, 1, 1, group, 1,
                                      1, 0, stream_, params, nullptr);
     if (r != CUDA_SUCCESS)

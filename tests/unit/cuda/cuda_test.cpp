@@ -272,4 +272,50 @@ TEST(CudaAdopt, AContextTheApplicationMadeIsUsedAndLeftAlive) {
     destroy(mine);
 }
 
+// CONTRACT C5 and SEED-AUDIT 'CUDA · Init': the application destroys the context Tack adopted
+// while arrays of it are alive. Every use of them is a RuntimeError saying so, and dropping them
+// and the device afterwards skips the frees instead of crashing.
+TEST(CudaAdopt, AContextTheApplicationDestroysIsReportedAndItsFreesAreSkipped) {
+    std::string why;
+    const cuda::CuApi* api = tack::runtime::gpu::load_api<cuda::CuApi>(&why);
+    if (!api || api->cuInit(0) != 0) GTEST_SKIP() << why;
+    cuda::CUdevice dev = 0;
+    if (api->cuDeviceGet(&dev, 0) != 0) GTEST_SKIP() << "no CUDA device";
+    using Create = cuda::CUresult (*)(cuda::CUcontext*, unsigned, cuda::CUdevice);
+    using Destroy = cuda::CUresult (*)(cuda::CUcontext);
+    void* lib = dlopen(api->library.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    auto create = reinterpret_cast<Create>(dlsym(lib, "cuCtxCreate_v2"));
+    auto destroy = reinterpret_cast<Destroy>(dlsym(lib, "cuCtxDestroy_v2"));
+    if (!create || !destroy) GTEST_SKIP() << "driver lacks cuCtxCreate_v2";
+    cuda::CUcontext mine = nullptr;
+    ASSERT_EQ(create(&mine, 0, dev), 0);
+    {
+        tack::Device d = tack::init("cuda");
+        auto x = tack::zeros(tack::f32, {256});
+        x.fill(2.0f);
+        auto saxpy =
+            tack::Module::from_source(tack::device_suite::kKernels, "k.py").kernel("saxpy");
+        saxpy(x, x, 1.0f);  // loaded, and its scalars packed, while the context lives
+        EXPECT_EQ(x.to_host<float>()[255], 4.0f);
+        ASSERT_EQ(destroy(mine), 0);
+        const std::string dead =
+            " this CUDA field: the CUDA context this field was allocated in has been destroyed";
+        auto expect_dead = [&](const char* verb, auto&& use) {
+            try {
+                use();
+                ADD_FAILURE() << verb << " worked in a destroyed context";
+            } catch (const tack::RuntimeError& e) {
+                EXPECT_EQ(std::string(e.what()).rfind(std::string("Cannot ") + verb + dead, 0), 0u)
+                    << e.what();
+            }
+        };
+        expect_dead("fill", [&] { x.fill(1.0f); });
+        expect_dead("read", [&] { (void)x.to_host<float>(); });
+        expect_dead("write", [&] { x.copy_from_host(std::vector<float>(256, 3.0f)); });
+        expect_dead("allocate", [&] { (void)tack::zeros(tack::f32, {16}); });
+        expect_dead("launch with", [&] { saxpy(x, x, 1.0f); });
+    }  // the array, then the device: their frees are skipped
+    tack::device_suite::leave_device("cuda");
+}
+
 }  // namespace

@@ -90,6 +90,23 @@ TEST_F(LevelZeroSuite, HardwareSamplesMatchTheTrilinearReference) {
     EXPECT_EQ(fake().live_images, 0u) << "every texture's image is destroyed with it";
 }
 
+// SEED-AUDIT 'All · Textures out': a launch that samples a hardware texture completes before it
+// returns (the image could otherwise go before a queued launch read it); one on linear memory
+// only queues.
+TEST_F(LevelZeroSuite, ALaunchThatSamplesAnImageCompletesBeforeReturning) {
+    std::vector<float> vol(4 * 4 * 4, 0.5f), coords(8, 0.5f);
+    tack::Array tex = tack::Array::from_host(vol, {4, 4, 4}).as_texture();
+    auto u = tack::Array::from_host(coords, {8});
+    auto out = tack::zeros(tack::f32, {8});
+    tack::Kernel sample = kernel("sample");
+    sample(tex, u, u, u, out);
+    EXPECT_EQ(fake().log.back(), "sync");
+    EXPECT_EQ(out.to_host<float>(), std::vector<float>(8, 0.5f));
+    kernel("saxpy")(u, out, 2.0f);
+    EXPECT_NE(fake().log.back(), "sync");
+    EXPECT_EQ(out.to_host<float>(), std::vector<float>(8, 1.5f));
+}
+
 // Without samplers (Xe-HPC), or past maxImageDims3D, the same kernel samples in software.
 TEST_F(LevelZeroSuite, WithoutSamplersOrPastTheLimitTexturesSampleInSoftware) {
     for (int past_limit = 0; past_limit < 2; ++past_limit) {
