@@ -234,22 +234,40 @@ TEST_F(Cuda, ALaunchThatSamplesATextureHasCompletedWhenItReturns) {
     EXPECT_EQ(out.to_host<float>()[n - 1], 1.0f);
 }
 
+/// A context the application makes with the legacy cuCtxCreate_v2 (current on this thread),
+/// and the driver's cuCtxDestroy_v2 for it; `why` says what is missing when there is none.
+struct AppContext {
+    const cuda::CuApi* api = nullptr;
+    cuda::CUcontext ctx = nullptr;
+    cuda::CUresult (*destroy)(cuda::CUcontext) = nullptr;
+    std::string why;
+
+    AppContext() {
+        api = tack::runtime::gpu::load_api<cuda::CuApi>(&why);
+        cuda::CUdevice dev = 0;
+        if (!api || api->cuInit(0) != 0 || api->cuDeviceGet(&dev, 0) != 0) {
+            why = "no CUDA device: " + why;
+            return;
+        }
+        using Create = cuda::CUresult (*)(cuda::CUcontext*, unsigned, cuda::CUdevice);
+        void* lib = dlopen(api->library.c_str(), RTLD_NOW | RTLD_NOLOAD);
+        auto create = reinterpret_cast<Create>(dlsym(lib, "cuCtxCreate_v2"));
+        destroy = reinterpret_cast<decltype(destroy)>(dlsym(lib, "cuCtxDestroy_v2"));
+        if (!create || !destroy || create(&ctx, 0, dev) != 0) {
+            why = "the driver cannot make a context with cuCtxCreate_v2";
+            ctx = nullptr;
+        }
+    }
+};
+
 // CONTRACT E7: a context current on the thread that makes the device is adopted and never
 // destroyed or released by Tack.
 TEST(CudaAdopt, AContextTheApplicationMadeIsUsedAndLeftAlive) {
-    std::string why;
-    const cuda::CuApi* api = tack::runtime::gpu::load_api<cuda::CuApi>(&why);
-    if (!api || api->cuInit(0) != 0) GTEST_SKIP() << why;
-    cuda::CUdevice dev = 0;
-    if (api->cuDeviceGet(&dev, 0) != 0) GTEST_SKIP() << "no CUDA device";
-    using Create = cuda::CUresult (*)(cuda::CUcontext*, unsigned, cuda::CUdevice);
-    using Destroy = cuda::CUresult (*)(cuda::CUcontext);
-    void* lib = dlopen(api->library.c_str(), RTLD_NOW | RTLD_NOLOAD);
-    auto create = reinterpret_cast<Create>(dlsym(lib, "cuCtxCreate_v2"));
-    auto destroy = reinterpret_cast<Destroy>(dlsym(lib, "cuCtxDestroy_v2"));
-    if (!create || !destroy) GTEST_SKIP() << "driver lacks cuCtxCreate_v2";
-    cuda::CUcontext mine = nullptr;
-    ASSERT_EQ(create(&mine, 0, dev), 0);
+    AppContext app;
+    if (!app.ctx) GTEST_SKIP() << app.why;
+    const cuda::CuApi* api = app.api;
+    cuda::CUcontext mine = app.ctx;
+    auto destroy = app.destroy;
     ASSERT_EQ(api->cuCtxSetCurrent(mine), 0);
     {
         tack::Device d = tack::init("cuda");
@@ -276,19 +294,8 @@ TEST(CudaAdopt, AContextTheApplicationMadeIsUsedAndLeftAlive) {
 // while arrays of it are alive. Every use of them is a RuntimeError saying so, and dropping them
 // and the device afterwards skips the frees instead of crashing.
 TEST(CudaAdopt, AContextTheApplicationDestroysIsReportedAndItsFreesAreSkipped) {
-    std::string why;
-    const cuda::CuApi* api = tack::runtime::gpu::load_api<cuda::CuApi>(&why);
-    if (!api || api->cuInit(0) != 0) GTEST_SKIP() << why;
-    cuda::CUdevice dev = 0;
-    if (api->cuDeviceGet(&dev, 0) != 0) GTEST_SKIP() << "no CUDA device";
-    using Create = cuda::CUresult (*)(cuda::CUcontext*, unsigned, cuda::CUdevice);
-    using Destroy = cuda::CUresult (*)(cuda::CUcontext);
-    void* lib = dlopen(api->library.c_str(), RTLD_NOW | RTLD_NOLOAD);
-    auto create = reinterpret_cast<Create>(dlsym(lib, "cuCtxCreate_v2"));
-    auto destroy = reinterpret_cast<Destroy>(dlsym(lib, "cuCtxDestroy_v2"));
-    if (!create || !destroy) GTEST_SKIP() << "driver lacks cuCtxCreate_v2";
-    cuda::CUcontext mine = nullptr;
-    ASSERT_EQ(create(&mine, 0, dev), 0);
+    AppContext app;
+    if (!app.ctx) GTEST_SKIP() << app.why;
     {
         tack::Device d = tack::init("cuda");
         auto x = tack::zeros(tack::f32, {256});
@@ -297,7 +304,7 @@ TEST(CudaAdopt, AContextTheApplicationDestroysIsReportedAndItsFreesAreSkipped) {
             tack::Module::from_source(tack::device_suite::kKernels, "k.py").kernel("saxpy");
         saxpy(x, x, 1.0f);  // loaded, and its scalars packed, while the context lives
         EXPECT_EQ(x.to_host<float>()[255], 4.0f);
-        ASSERT_EQ(destroy(mine), 0);
+        ASSERT_EQ(app.destroy(app.ctx), 0);
         const std::string dead =
             " this CUDA field: the CUDA context this field was allocated in has been destroyed";
         auto expect_dead = [&](const char* verb, auto&& use) {
