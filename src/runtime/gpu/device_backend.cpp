@@ -228,15 +228,7 @@ void DeviceBackend::launch(const Variant& variant, const LaunchArgs& args) {
         const cf::AbiParam& p = abi.params[i];
         if (!p.is_array) continue;
         const Buffer& b = *args.buffers[i];
-        std::uint64_t& value = values[std::size_t(p.arg_index)];
-        if (!p.is_texture) {
-            value = b.address();
-        } else if (const ImageBuffer* image = as_image(b)) {
-            value = image->object();
-        } else {  // Array::as_texture made an image wherever the variant samples one
-            throw diag::InternalError("internal error: a texture sampled in hardware by '" +
-                                      v.name_ + "' has no image");
-        }
+        values[std::size_t(p.arg_index)] = kernel_argument(p, b, b.address(), v.name_);
         complete = complete || completes_before_return(p, b);
     }
     std::int64_t n = args.total;

@@ -20,4 +20,12 @@ void ImageBuffer::refuse() const {
                        "was made from (texture3d.update() copies it again)");
 }
 
+std::uint64_t kernel_argument(const codegen::cfamily::AbiParam& param, const Buffer& bound,
+                              std::uint64_t address, std::string_view kernel) {
+    if (!param.is_texture) return address;
+    if (const ImageBuffer* image = as_image(bound)) return image->object();
+    throw diag::InternalError("internal error: a texture sampled in hardware by '" +
+                              std::string(kernel) + "' has no image");
+}
+
 }  // namespace tack::runtime::gpu

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 
+#include "codegen/cfamily/emitter.hpp"
 #include "runtime/backend.hpp"
 
 namespace tack::runtime::gpu {
@@ -45,5 +47,11 @@ inline const ImageBuffer* as_image(const Buffer& buffer) {
 inline void require_linear(const Buffer& buffer) {
     if (const ImageBuffer* image = as_image(buffer)) image->refuse();
 }
+
+/// What an array parameter's kernel argument holds: `address`, or for a texture the
+/// variant samples in hardware its image's object (InternalError naming `kernel` when the
+/// texture has no image: Array::as_texture makes one wherever the variant samples one).
+std::uint64_t kernel_argument(const codegen::cfamily::AbiParam& param, const Buffer& bound,
+                              std::uint64_t address, std::string_view kernel);
 
 }  // namespace tack::runtime::gpu

@@ -135,20 +135,12 @@ void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {
     gpu::check_dispatch(v.name_, abi, total, geometry_);
     std::vector<std::uint64_t> bits(slots, slots + abi.params.size());
     auto packs = abi.pack_scalars(bits);
-    // An array argument is its address; a texture sampled in hardware, its image's handle.
-    std::vector<std::uint64_t> bound(slots, slots + abi.params.size());
+    std::vector<std::uint64_t> bound(abi.params.size());  // array parameters' arguments
     bool complete = false;
     for (std::size_t i = 0; i < abi.params.size(); ++i) {
         const auto& p = abi.params[i];
         if (!p.is_array) continue;
-        if (p.is_texture) {
-            const gpu::ImageBuffer* image = gpu::as_image(*args.buffers[i]);
-            if (!image) {  // Array::as_texture made an image wherever the variant samples one
-                throw diag::InternalError("internal error: a texture sampled in hardware by '" +
-                                          v.name_ + "' has no image");
-            }
-            bound[i] = image->object();
-        }
+        bound[i] = gpu::kernel_argument(p, *args.buffers[i], slots[i], v.name_);
         complete = complete || gpu::completes_before_return(p, *args.buffers[i]);
     }
     ze_kernel_handle_t k = v.module_.kernel;
