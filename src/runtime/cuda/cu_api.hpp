@@ -19,12 +19,15 @@ namespace tack::runtime::cuda {
 // The few CUDA types and constants Tack uses (values from cuda.h, CUDA 13.0).
 using CUresult = int;
 using CUdevice = int;
-using CUdeviceptr = std::uint64_t;
+// HIP has no counterpart: its runtime keeps one primary context per device for the process.
 using CUcontext = struct CUctx_st*;
+// Code, the queue it launches on and the marks on that queue.
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+// Memory. The driver API gives device addresses and texture objects as integers, HIP as pointers.
+using CUdeviceptr = std::uint64_t;
 using CUmemoryPool = struct CUmemPoolHandle_st*;
 using CUmemGenericAllocationHandle = std::uint64_t;
 using CUarray = struct CUarray_st*;
@@ -158,14 +161,12 @@ struct CuMemAccessDesc {
 };
 static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12);
 
-// Texture objects (texture.cpp, CUDA 5.0): a driver without all of them samples in software.
-#define TACK_CU_TEXTURE_FUNCTIONS(X)                                            \
-    X(cuArray3DCreate_v2, CUresult, (CUarray*, const CuArray3DDescriptor*))     \
-    X(cuArrayDestroy, CUresult, (CUarray))                                      \
-    X(cuMemcpy3DAsync_v2, CUresult, (const CuMemcpy3D*, CUstream))              \
-    X(cuTexObjectCreate, CUresult,                                              \
-      (CUtexObject*, const CuResourceDesc*, const CuTextureDesc*, const void*)) \
-    X(cuTexObjectDestroy, CUresult, (CUtexObject))
+// Texture objects (texture.cpp, CUDA 5.0).
+#define TACK_CU_TEXTURE_FUNCTIONS(X)                                                    \
+    TACK_GPU_TEXTURE_FUNCTIONS(X, CUresult, CUstream, CUarray, CUtexObject, CuMemcpy3D, \
+                               CuResourceDesc, CuTextureDesc, cuArray3DCreate_v2,       \
+                               (CUarray*, const CuArray3DDescriptor*), cuArrayDestroy,  \
+                               cuMemcpy3DAsync_v2, cuTexObjectCreate, cuTexObjectDestroy)
 
 // Stream-ordered allocation (CUDA 11.2); a device without memory pools uses cuMemAlloc. The
 // virtual memory management API (export_memory, CUDA 10.2). Texture objects.

@@ -53,6 +53,19 @@ struct Symbol {
 /// `&& name` per entry: `true LIST(TACK_GPU_PRESENT)` says whether every entry resolved.
 #define TACK_GPU_PRESENT(name, ret, params) &&name
 
+/// The hardware-texture entry points, whose shape CUDA's driver API and HIP share (texture.cpp):
+/// create a 3-D array (the one call whose parameters differ), free it, copy into it on a stream,
+/// make a texture object over it, destroy the object. A vendor names its types and functions; a
+/// driver that lacks any of the five samples in software.
+#define TACK_GPU_TEXTURE_FUNCTIONS(X, Result, Stream, Array, Object, Copy3D, ResourceDesc,     \
+                                   TextureDesc, create_array, create_params, free_array, copy, \
+                                   create_object, destroy_object)                              \
+    X(create_array, Result, create_params)                                                     \
+    X(free_array, Result, (Array))                                                             \
+    X(copy, Result, (const Copy3D*, Stream))                                                   \
+    X(create_object, Result, (Object*, const ResourceDesc*, const TextureDesc*, const void*))  \
+    X(destroy_object, Result, (Object))
+
 /// dlopens the first of `sonames` that loads (its name in `*loaded`, the dlerror()s joined in
 /// `*tried` otherwise) and resolves `symbols`. Returns the handle, or nullptr when no soname
 /// loaded; `*lacking` names the first required symbol that did not resolve ("" when none).

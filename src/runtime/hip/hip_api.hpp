@@ -14,12 +14,15 @@
 namespace tack::runtime::hip {
 
 using hipError_t = int;
-using hipDevice_t = int;
-using hipDeviceptr_t = void*;
-using hipStream_t = struct ihipStream_t*;
-using hipEvent_t = struct ihipEvent_t*;
+// Code: a module loaded from a code object and the kernels in it.
 using hipModule_t = struct ihipModule_t*;
 using hipFunction_t = struct ihipModuleSymbol_t*;
+// Where code runs: a device (the runtime keeps its context), its queues and marks on them.
+using hipDevice_t = int;
+using hipStream_t = struct ihipStream_t*;
+using hipEvent_t = struct ihipEvent_t*;
+// Memory: device addresses and texture objects are pointers (CUDA's driver API: integers).
+using hipDeviceptr_t = void*;
 using hipMemPool_t = struct ihipMemPoolHandle_t*;
 using hipArray_t = struct hipArray*;
 using hipTextureObject_t = struct __hip_texture*;
@@ -130,15 +133,13 @@ struct HipTextureDesc {
       (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,       \
        hipStream_t, void**, void**))
 
-// Texture objects (texture.cpp): a runtime without all of them samples in software.
-#define TACK_HIP_TEXTURE_FUNCTIONS(X)                                                    \
-    X(hipMalloc3DArray, hipError_t,                                                      \
-      (hipArray_t*, const HipChannelFormatDesc*, HipExtent, unsigned))                   \
-    X(hipFreeArray, hipError_t, (hipArray_t))                                            \
-    X(hipMemcpy3DAsync, hipError_t, (const HipMemcpy3DParms*, hipStream_t))              \
-    X(hipCreateTextureObject, hipError_t,                                                \
-      (hipTextureObject_t*, const HipResourceDesc*, const HipTextureDesc*, const void*)) \
-    X(hipDestroyTextureObject, hipError_t, (hipTextureObject_t))
+// Texture objects (texture.cpp).
+#define TACK_HIP_TEXTURE_FUNCTIONS(X)                                                  \
+    TACK_GPU_TEXTURE_FUNCTIONS(                                                        \
+        X, hipError_t, hipStream_t, hipArray_t, hipTextureObject_t, HipMemcpy3DParms,  \
+        HipResourceDesc, HipTextureDesc, hipMalloc3DArray,                             \
+        (hipArray_t*, const HipChannelFormatDesc*, HipExtent, unsigned), hipFreeArray, \
+        hipMemcpy3DAsync, hipCreateTextureObject, hipDestroyTextureObject)
 
 // TACK_HIP_ALLOCATOR=pool (ROCm 5.1+). Texture objects. Pointer attributes (memory_space) and
 // device properties (the architecture the disk cache keys on), read at the offsets below.
