@@ -196,6 +196,7 @@ def tack_impls(d):
     pos, mass, acc = f(d.pos), f(d.mass), tack.zeros(tack.f32, (NBODY, 3))
     k = [tack.field(tack.f32, 1) for _ in range(3)]
     step = 3.0 / MANDEL[1]
+    two = np.float32(2.0)
     return {
         "saxpy": (lambda: t_saxpy(x, y, 1.5), lambda: close(y.to_numpy(), d.saxpy)),
         "triad": (lambda: t_triad(a, b, c, 1.5),
@@ -207,6 +208,7 @@ def tack_impls(d):
         "nbody": (lambda: t_nbody(pos, mass, acc),
                   lambda: close(acc.to_numpy(), d.nbody, 2e-3, 2e-3)),
         "launch": (lambda: t_k4(k[0], k[1], k[2], 2.0), lambda: True),
+        "launch-np": (lambda: t_k4(k[0], k[1], k[2], two), lambda: True),
     }
 
 
@@ -303,7 +305,9 @@ def numba_impls(d, parallel):
         "nbody": (lambda: nbody(d.pos, d.mass, acc), lambda: close(acc, d.nbody, 2e-3, 2e-3)),
     }
     if not parallel:
+        # Numba types a Python float as float64, so its launch row passes np.float32 too.
         impls["launch"] = (lambda: k4(k[0], k[1], k[2], two), lambda: True)
+        impls["launch-np"] = impls["launch"]
     return impls
 
 
@@ -392,6 +396,7 @@ def warp_impls(d):
     pos, mass = arr(d.pos), arr(d.mass)
     acc = wp.zeros((NBODY, 3), dtype=wp.float32, device=dev)
     k = [wp.zeros(1, dtype=wp.float32, device=dev) for _ in range(3)]
+    two = np.float32(2.0)
 
     def launch(kernel, dim, inputs):
         def run():
@@ -413,6 +418,8 @@ def warp_impls(d):
                   lambda: close(acc.numpy(), d.nbody, 2e-3, 2e-3)),
         "launch": (lambda: wp.launch(k4, dim=1, inputs=[k[0], k[1], k[2], 2.0], device=dev),
                    lambda: True),
+        "launch-np": (lambda: wp.launch(k4, dim=1, inputs=[k[0], k[1], k[2], two], device=dev),
+                      lambda: True),
     }, f"Warp {wp.config.version}"
 
 
@@ -499,6 +506,7 @@ def quadrants_impls(d):
     u, v = d.u.copy(), d.u.copy()
     acc = np.zeros((NBODY, 3), f32)
     k = [np.zeros(1, f32) for _ in range(3)]
+    two = np.float32(2.0)
     step = 3.0 / MANDEL[1]
     return {
         "saxpy": (synced(saxpy, x, y, 1.5), lambda: close(y, d.saxpy)),
@@ -508,6 +516,7 @@ def quadrants_impls(d):
         "heat": (synced(heat, u, v), lambda: close(v, d.heat, 1e-5, 1e-5)),
         "nbody": (synced(nbody, d.pos, d.mass, acc), lambda: close(acc, d.nbody, 2e-3, 2e-3)),
         "launch": (lambda: k4(k[0], k[1], k[2], 2.0), lambda: True),
+        "launch-np": (lambda: k4(k[0], k[1], k[2], two), lambda: True),
     }, f"Quadrants {getattr(qd, '__version__', '')}"
 
 
@@ -545,6 +554,7 @@ FIGURES = [
     ("heat", "2-D heat step 1024^2", None, 15),
     ("nbody", "n-body 4096 f32 step", None, 3),
     ("launch", "1-element launch, 4 args", None, 0),
+    ("launch-np", "the same, np.float32 scalar", None, 0),
 ]
 
 
@@ -600,7 +610,7 @@ def run_rounds(impls, d, rounds, quick):
                 runs[name] = run
             if fig == "copy":
                 runs["memcpy (NumPy)"] = memcpy
-            if fig == "launch":
+            if fig.startswith("launch"):
                 for name, run in runs.items():
                     t = per_call(run, batch=500 if quick else 2000, batches=5 if quick else 15)
                     times[fig][name].append(t)
@@ -629,7 +639,7 @@ def report(times, rounds):
 
         def show(s, nbytes=nbytes, fig=fig):
             return (f"{nbytes * N_STREAM / s / 1e9:7.1f} GB/s" if nbytes else
-                    f"{s * 1e6:8.3f} us" if fig == "launch" else f"{s * 1e3:8.3f} ms")
+                    f"{s * 1e6:8.3f} us" if fig.startswith("launch") else f"{s * 1e3:8.3f} ms")
 
         peers = {n: v for n, v in t.items() if n != "tack" and v}
         med = {n: statistics.median(v) for n, v in t.items() if v}
@@ -647,6 +657,10 @@ def report(times, rounds):
         rows.append(dict(figure=fig, label=label, tack_s=med["tack"], best_peer=best,
                          best_peer_s=med.get(best), ratio_median=ratio, ratios=ratios,
                          medians=med))
+    if times["launch"]["tack"] and times["launch-np"]["tack"]:
+        ratio = statistics.median(times["launch-np"]["tack"]) / statistics.median(
+            times["launch"]["tack"])
+        print(f"tack launch with np.float32 / with a Python float = {ratio:.3f}")
     if copy_gbs:
         for fig in ("saxpy", "triad"):
             gbs = 12 * N_STREAM / statistics.median(times[fig]["tack"]) / 1e9

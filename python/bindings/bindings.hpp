@@ -51,6 +51,15 @@ bool scalar_from_python(nb::handle h, Scalar& out, const std::string& what);
 /// A Scalar as a Python int or float.
 nb::object scalar_to_python(Scalar s);
 
+// --- numpy_scalars.cpp ------------------------------------------------------------------------
+
+/// A NumPy scalar of a type seen before, read without a Python call (CONTRACT B2's typing);
+/// false for anything else.
+bool known_numpy_scalar(PyObject* o, Scalar& out);
+/// Remembers the type of `h`, a NumPy scalar the general path converted to `converted`, where it
+/// is one of NumPy's own types and reading its value directly gives the same Scalar.
+void learn_numpy_scalar(nb::handle h, const Scalar& converted);
+
 // --- errors.cpp -------------------------------------------------------------------------------
 
 void init_errors(nb::module_& m);

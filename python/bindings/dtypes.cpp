@@ -46,6 +46,7 @@ Scalar float_scalar(double d) {
 
 // NumPy scalars by their dtype kind, without importing NumPy.
 bool numpy_scalar(nb::handle h, Scalar& out, const std::string& what) {
+    if (known_numpy_scalar(h.ptr(), out)) return true;
     if (!nb::hasattr(h, "dtype") || !nb::hasattr(h, "item")) return false;
     // An array of one or more dimensions is not a scalar, whatever its size (float() of a
     // 1-element array works in NumPy but is deprecated; a larger one raises NumPy's own message,
@@ -59,18 +60,21 @@ bool numpy_scalar(nb::handle h, Scalar& out, const std::string& what) {
     std::string k = nb::cast<std::string>(kind);
     if (k == "b") {
         out = {DType::i32, PyObject_IsTrue(h.ptr()) ? 1u : 0u};
+        learn_numpy_scalar(h, out);
         return true;
     }
     if (k == "i" || k == "u") {
         nb::object v = nb::steal(PyNumber_Index(h.ptr()));
         if (!v.is_valid()) throw nb::python_error();
         out = int_scalar(v.ptr(), what);
+        learn_numpy_scalar(h, out);
         return true;
     }
     if (k == "f") {
         double d = PyFloat_AsDouble(h.ptr());
         if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
         out = float_scalar(d);
+        learn_numpy_scalar(h, out);
         return true;
     }
     return false;

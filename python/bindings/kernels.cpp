@@ -114,10 +114,11 @@ class ArgPack {
 
   private:
     static constexpr size_t kInline = 16;
-    // Exact floats, bools and ints that fit 64 bits: what almost every call passes. Anything
-    // else (NumPy scalars, subclasses, huge ints) takes scalar_from_python and its messages.
+    // Floats, bools, ints that fit 64 bits and NumPy scalars of a type seen before: what almost
+    // every call passes. Anything else (a first NumPy scalar, 0-d arrays, huge ints) takes
+    // scalar_from_python and its messages.
     static bool fast_scalar(PyObject* o, Scalar& out) {
-        if (PyFloat_CheckExact(o)) {
+        if (PyFloat_Check(o)) {  // np.float64 too: a float subclass holding its value as float
             double d = PyFloat_AS_DOUBLE(o);
             out.dtype = DType::f64;
             std::memcpy(&out.bits, &d, 8);
@@ -127,7 +128,7 @@ class ArgPack {
             out = {DType::i32, o == Py_True ? 1u : 0u};
             return true;
         }
-        if (!PyLong_CheckExact(o)) return false;
+        if (!PyLong_Check(o)) return known_numpy_scalar(o, out);
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
         if (overflow != 0 || (v == -1 && PyErr_Occurred())) {

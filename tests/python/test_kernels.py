@@ -430,6 +430,59 @@ def test_scalar_fast_path_agrees_with_the_general_conversion():
         assert (out.to_numpy() == a).all() and a[0] == float(fast)
 
 
+# Every NumPy scalar type Tack reads, at its edges. The binding reads a NumPy scalar of a type it
+# has seen straight from the object; the first one of each type takes the general conversion.
+NUMPY_SCALARS = [
+    (np.bool_, [False, True], tack.i64),
+    (np.int8, [-128, -1, 0, 127], tack.i64),
+    (np.uint8, [0, 200, 255], tack.i64),
+    (np.int16, [-(2**15), 2**15 - 1], tack.i64),
+    (np.uint16, [0, 2**16 - 1], tack.i64),
+    (np.int32, [-(2**31), -7, 2**31 - 1], tack.i64),
+    (np.uint32, [2**31 - 1, 2**31, 2**32 - 1], tack.i64),
+    (np.int64, [-(2**63), -(2**31) - 1, 2**31, 2**63 - 1], tack.i64),
+    (np.uint64, [0, 2**63 - 1, 2**63, 2**64 - 1], tack.u64),
+    (np.float32, [0.1, -3.5, 3.4e38, 1e-45, -0.0, math.inf], tack.f64),
+    (np.float64, [0.1, -1e300, 5e-324, math.nan], tack.f64),
+]
+
+
+@pytest.mark.parametrize("ctype, values, out_dtype", NUMPY_SCALARS,
+                         ids=[c.__name__ for c, _, _ in NUMPY_SCALARS])
+def test_numpy_scalars_are_typed_and_read_like_the_python_number(ctype, values, out_dtype):
+    # The oracle is the same value as a Python number (CONTRACT B2): the same variant, the same
+    # stored bits. Each value is passed as a scalar of the type (twice: the first may teach the
+    # binding the type), as one read out of a big-endian array, and as 0-d arrays of either byte
+    # order (those always take the general conversion).
+    k = tack.kernel(fill_scalar.__wrapped__)
+    out = tack.field(out_dtype, 2)
+    big = np.dtype(ctype).newbyteorder(">")
+    for v in values:
+        number = ctype(v).item()
+        k(out, number)
+        expected, variants = out.to_numpy().copy(), k._num_variants()
+        passed = [ctype(v), ctype(v), np.array([v], dtype=big)[0], np.array(v, dtype=ctype),
+                  np.array(v, dtype=big)]
+        for scalar in passed:
+            out.fill(0)
+            k(out, scalar)
+            assert k._num_variants() == variants, (ctype, v, scalar)
+            got = out.to_numpy()
+            assert got.tobytes() == expected.tobytes(), (ctype, v, scalar, got, expected)
+
+
+def test_numpy_scalars_keep_their_messages_after_the_type_is_known():
+    k = tack.kernel(fill_scalar.__wrapped__)
+    out = tack.field(tack.f32, 2)
+    k(out, np.float32(1.0))  # the type is known from here on
+    with pytest.raises(TypeError, match="parameter 'out'"):
+        k(np.zeros(2, np.float32), np.float32(1.0))
+    k(out, np.float16(0.5))  # a NumPy float the binding does not read directly
+    assert out[0] == 0.5
+    with pytest.raises(TypeError, match="parameter 's'"):
+        k(out, np.complex64(1))
+
+
 @tack.kernel
 def mark_range(out, start, stop, step):
     for i in range(start, stop, step):
