@@ -295,7 +295,7 @@ void Array::fill_scalar(Scalar value) const {
     if (buffer_->backend().fill_array(*buffer_, &bits, elem, count)) return;
     buffer_->backend().synchronize();
     if (void* p = host_data()) {
-        runtime::fill_elements(p, dtype_, bits, count);
+        runtime::fill_elements(p, dtype_, bits, count, host_parallelism(buffer_->backend()));
         return;
     }
     std::vector<unsigned char> tmp(nbytes());

@@ -7,6 +7,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace tack::runtime {
 
 namespace {
@@ -192,21 +196,32 @@ size_t chunk_begin(size_t n, int chunks, int i) {
     return (n / c * k + n % c * k / c) & ~size_t{15};  // floor(n * k / c) without overflow
 }
 
+/// body(chunk, begin, end) for each chunk of [0, n), run through `par`; returns the count.
+template <class F>
+int for_each_chunk_indexed(size_t n, const HostParallelism& par, F body) {
+    int chunks = chunk_count(n, par);
+    auto one = [&](int i) { body(i, chunk_begin(n, chunks, i), chunk_begin(n, chunks, i + 1)); };
+    if (chunks == 1) {
+        one(0);
+    } else {
+        par.run(
+            chunks, [](void* ctx, int i) { (*static_cast<decltype(one)*>(ctx))(i); }, &one);
+    }
+    return chunks;
+}
+
+template <class F>
+void for_each_chunk(size_t n, const HostParallelism& par, F body) {
+    for_each_chunk_indexed(n, par, [&](int, size_t b, size_t e) { body(b, e); });
+}
+
 /// per_chunk(begin, end) for each chunk of [0, n), run through `par`; the partials in chunk
 /// order.
 template <class P, class F>
 std::vector<P> chunk_partials(size_t n, const HostParallelism& par, F per_chunk) {
-    int chunks = chunk_count(n, par);
-    std::vector<P> partials(static_cast<size_t>(chunks));
-    auto body = [&](int i) {
-        partials[i] = per_chunk(chunk_begin(n, chunks, i), chunk_begin(n, chunks, i + 1));
-    };
-    if (chunks == 1) {
-        body(0);
-    } else {
-        par.run(
-            chunks, [](void* ctx, int i) { (*static_cast<decltype(body)*>(ctx))(i); }, &body);
-    }
+    std::vector<P> partials(static_cast<size_t>(chunk_count(n, par)));
+    for_each_chunk_indexed(n, par,
+                           [&](int i, size_t b, size_t e) { partials[i] = per_chunk(b, e); });
     return partials;
 }
 
@@ -287,13 +302,50 @@ uint64_t convert_scalar(Scalar value, DType to) {
     });
 }
 
-void fill_elements(void* dst, DType dtype, uint64_t bits, size_t n) {
+namespace {
+
+// Fills of more bytes than this bypass the caches (streaming stores). An ordinary store that
+// misses reads its line from memory first (read for ownership), so a cached fill moves twice the
+// bytes it writes, and an array this large evicts its own head anyway. glibc's memset switches
+// the same way near the last-level cache size.
+constexpr size_t kStreamingFillBytes = size_t{8} << 20;
+
+template <class T>
+void fill_range(T* d, size_t n, T v, bool streaming) {
+#if defined(__x86_64__)
+    if (streaming) {
+        size_t i = 0;  // ordinary stores up to the first 16-byte boundary
+        while (i < n && (reinterpret_cast<uintptr_t>(d + i) & 15) != 0)
+            d[i++] = v;
+        constexpr size_t kPerVector = 16 / sizeof(T);
+        if (i < n) {  // d + i is 16-byte aligned: T's own alignment allowed reaching it
+            alignas(16) T lanes[kPerVector];
+            std::fill(lanes, lanes + kPerVector, v);
+            __m128i pattern = _mm_load_si128(reinterpret_cast<const __m128i*>(lanes));
+            auto* out = reinterpret_cast<__m128i*>(d + i);
+            size_t vectors = (n - i) / kPerVector;
+            for (size_t k = 0; k < vectors; ++k)
+                _mm_stream_si128(out + k, pattern);
+            _mm_sfence();  // streaming stores are weakly ordered: drain before the chunk ends
+            i += vectors * kPerVector;
+        }
+        std::fill(d + i, d + n, v);
+        return;
+    }
+#endif
+    (void)streaming;
+    std::fill(d, d + n, v);
+}
+
+}  // namespace
+
+void fill_elements(void* dst, DType dtype, uint64_t bits, size_t n, const HostParallelism& par) {
     with_type(dtype, [&](auto t) {
         using T = decltype(t);
         T v = from_bits<T>(bits);
         T* d = static_cast<T*>(dst);
-        for (size_t i = 0; i < n; ++i)
-            d[i] = v;
+        bool streaming = n * sizeof(T) > kStreamingFillBytes;
+        for_each_chunk(n, par, [=](size_t b, size_t e) { fill_range(d + b, e - b, v, streaming); });
     });
 }
 

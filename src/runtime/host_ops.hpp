@@ -18,9 +18,6 @@ void convert_elements(DType from, const void* src, DType to, void* dst, std::siz
 /// The bits (Scalar convention) of `value` converted to `to` with the same rules.
 std::uint64_t convert_scalar(Scalar value, DType to);
 
-/// Writes `n` copies of an element of `to`'s size whose bits are `bits` (Scalar convention).
-void fill_elements(void* dst, DType dtype, std::uint64_t bits, std::size_t n);
-
 /// Runs task(ctx, i) once for every i in [0, count), possibly concurrently; returns when all
 /// are done.
 using HostTaskFn = void (*)(void* ctx, int index);
@@ -30,6 +27,11 @@ struct HostParallelism {
     int threads = 1;
     std::function<void(int count, HostTaskFn task, void* ctx)> run;  // unset: serial
 };
+
+/// Writes `n` copies of an element of `to`'s size whose bits are `bits` (Scalar convention),
+/// long arrays in chunks spread over `par` (one core's stores do not fill the memory bus).
+void fill_elements(void* dst, DType dtype, std::uint64_t bits, std::size_t n,
+                   const HostParallelism& par = {});
 
 /// CONTRACT C16-C18: floats sum in their own precision (pairwise over 8-lane blocks), signed
 /// integers in i64 and unsigned in u64, wrapping; the result converted to double. Empty: +0.0.

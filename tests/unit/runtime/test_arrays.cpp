@@ -90,6 +90,36 @@ TEST(Arrays, FillConvertsWithCastRules) {
     EXPECT_EQ(tack::ones(tack::u64, {1}).get<uint64_t>({0}), 1u);
 }
 
+TEST(Arrays, LongFillsSpreadOverThreadsCoverEveryElement) {
+    // Long enough to be split over the CPU pool (64 Ki-element chunks), with a count that is
+    // not a multiple of the chunks' 16-element alignment.
+    for (tack::DType t : {tack::u8, tack::i16, tack::f32, tack::f64}) {
+        const int64_t n = (int64_t{1} << 20) + 37;
+        tack::Array a = tack::full(t, {n}, 3.0);
+        a.fill(7.0);
+        std::vector<double> v = a.astype(tack::f64).to_host<double>();
+        for (int64_t i = 0; i < n; ++i)
+            ASSERT_EQ(v[size_t(i)], 7.0) << tack::name(t) << " at " << i;
+    }
+}
+
+TEST(Arrays, StreamingFillsOfWrappedMemoryKeepTheirNeighbours) {
+    // Past 8 MiB a fill uses streaming stores from the first 16-byte boundary on: wrapped memory
+    // that starts elsewhere gets its head and tail through ordinary stores, and nothing outside
+    // the array is written.
+    const size_t n = (size_t{9} << 20) / 2 + 13;  // u16 elements: 9 MiB and a ragged tail
+    for (size_t shift : {0, 1, 3, 7}) {
+        std::vector<uint16_t> storage(n + 16, 0xBEEF);
+        uint16_t* first = storage.data() + 1 + shift;
+        tack::Array a = tack::Array::from_ptr(first, tack::u16, {int64_t(n)}, true);
+        a.fill(0x1234);
+        for (size_t i = 0; i < storage.size(); ++i) {
+            bool inside = i >= 1 + shift && i < 1 + shift + n;
+            ASSERT_EQ(storage[i], inside ? 0x1234 : 0xBEEF) << "shift " << shift << " at " << i;
+        }
+    }
+}
+
 TEST(Arrays, CopyIsIndependent) {
     tack::Array a = tack::arange(5, tack::i64);
     tack::Array b = a.copy();
