@@ -1,6 +1,7 @@
 #include "runtime/cpu/thread_pool.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -27,7 +28,10 @@ namespace {
 // checks: when threads outnumber free cores, the thread it waits for may be queued on this very
 // core, and a pure spin would hold it off for the whole budget (measured on a 2-core VM at load
 // 14: 62 µs per empty fan-out with pause-only spinning, 6 µs with the yields).
-constexpr auto kSpin = std::chrono::microseconds(50);
+// kSpin is the caller's budget and the workers' least one (detail::spin_budget_ns).
+constexpr auto kSpin = std::chrono::nanoseconds(detail::kSpinNs);
+// Gaps between jobs the workers' spin budget is taken from.
+constexpr int kGapWindow = 8;
 constexpr auto kPauseSpin = std::chrono::microseconds(2);
 // Pieces per thread's block: enough that a late or slow thread costs a fraction of its block,
 // few enough that each piece is a long contiguous run (a kernel call per piece). Blocks shorter
@@ -102,6 +106,21 @@ bool move_off_cpu(int cpu) {
 #endif
 }
 
+// Measured (benchmarks/bench_python.py, 2-core VM, 2026-12): a 90 µs kernel after 0.2-1 ms of
+// other work paid a futex wake-up with the 50 µs spin, 66 µs against 48 µs back to back. Most
+// short gaps (6 of 8) make the budget; one long pause among them does not end it.
+int64_t spin_budget_ns(const int64_t* gaps, int count) {
+    int64_t longest = 0;
+    int short_gaps = 0;
+    for (int i = 0; i < count; ++i) {
+        if (gaps[i] < 0 || gaps[i] > kMaxGapNs) continue;
+        ++short_gaps;
+        longest = std::max(longest, gaps[i]);
+    }
+    if (count == 0 || short_gaps * 4 < count * 3) return kSpinNs;
+    return std::clamp(longest + longest / 4, kSpinNs, kMaxSpinNs);
+}
+
 }  // namespace detail
 
 namespace {
@@ -111,14 +130,14 @@ namespace {
 // runnable there for a whole time slice, which helps when that is the thread being waited for
 // and costs milliseconds when it is another process's low-priority work.
 template <class Pred, class Yield>
-bool spin_until(Pred pred, Yield should_yield) {
+bool spin_until(Pred pred, Yield should_yield, Clock::duration budget = kSpin) {
     auto start = Clock::now();
     for (int i = 0;; ++i) {
         if (pred()) return true;
         cpu_relax();
         if ((i & 63) != 63) continue;
         auto spun = Clock::now() - start;
-        if (spun > kSpin) return pred();
+        if (spun > budget) return pred();
         if (spun > kPauseSpin && should_yield()) std::this_thread::yield();
     }
 }
@@ -221,12 +240,30 @@ struct ThreadPool::Impl {
     std::atomic<bool> stopping{false};
     std::atomic<bool> busy{false};
 
+    // The caller's recent gaps between jobs (written inside run() only, which `busy` keeps to
+    // one thread at a time) and the workers' spin budget taken from them.
+    std::array<int64_t, kGapWindow> gaps_ns{};
+    int gap_count = 0, next_gap = 0;
+    Clock::time_point last_end{};
+    std::atomic<int64_t> worker_spin_ns{detail::kSpinNs};
+
+    void record_gap(Clock::time_point now);
     void worker_loop(int index);
     void work(int index);
     void run_piece(int index, int64_t piece);
     void wait_for_job(uint32_t seen, int& avoided);
     void wait_for_pieces();
 };
+
+void ThreadPool::Impl::record_gap(Clock::time_point now) {
+    if (last_end == Clock::time_point{}) return;
+    gaps_ns[size_t(next_gap)] =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_end).count();
+    next_gap = (next_gap + 1) % kGapWindow;
+    gap_count = std::min(gap_count + 1, kGapWindow);
+    worker_spin_ns.store(detail::spin_budget_ns(gaps_ns.data(), gap_count),
+                         std::memory_order_relaxed);
+}
 
 void ThreadPool::Impl::run_piece(int index, int64_t piece) {
     int64_t lo = start + piece_len * piece;
@@ -271,7 +308,8 @@ void ThreadPool::Impl::wait_for_job(uint32_t seen, int& avoided) {
         int cpu = detail::current_cpu();
         return cpu < 0 || cpu == caller_cpu.load(std::memory_order_relaxed);
     };
-    if (spin_until(changed, on_callers_cpu)) return;
+    auto budget = std::chrono::nanoseconds(worker_spin_ns.load(std::memory_order_relaxed));
+    if (spin_until(changed, on_callers_cpu, budget)) return;
     steering.avoid(caller_cpu.load(std::memory_order_relaxed), avoided);
     // Dekker handshake with run(): we publish that we sleep, then re-read generation; run()
     // bumps generation, then reads sleeping_workers. seq_cst on both sides means at least one
@@ -368,6 +406,7 @@ bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutSt
         return false;
     }
     auto t0 = Clock::now();
+    p.record_gap(t0);
     const int threads = p.num_threads;
     int64_t total = end > start ? end - start : 0;
     int64_t block = (total + threads - 1) / threads;
@@ -403,6 +442,7 @@ bool ThreadPool::run(RangeFn fn, void* ctx, int64_t start, int64_t end, FanOutSt
         stats->wall_ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
         stats->woke_sleepers = woke;
     }
+    p.last_end = Clock::now();
     p.busy.store(false, std::memory_order_release);
     return true;
 }

@@ -10,7 +10,9 @@
 // has run and no worker is still inside the job; it never waits for a worker that has not
 // woken. Every index of [start, end) runs exactly once (E9) on every path.
 //
-// Workers spin briefly on a generation counter after each job, then sleep on a futex. A worker
+// Workers spin on a generation counter after each job, then sleep on a futex; the spin lasts
+// through the gaps the caller has recently left between jobs (detail::spin_budget_ns), so a
+// launch after a little Python work finds them awake. A worker
 // keeps off the CPU the caller opened the last job on: its affinity mask leaves that CPU out
 // while it sleeps (so a wake-up cannot place it there) and it re-confines itself when it finds
 // the caller on its own CPU, where it would run only when the caller yields and the caller would
@@ -44,6 +46,15 @@ int current_cpu();
 /// Migrates the calling thread off `cpu` to another CPU of its affinity mask, which it then
 /// restores unchanged. False (nothing done) when the thread may run on `cpu` alone.
 bool move_off_cpu(int cpu);
+
+/// How long idle workers spin before they sleep, from the gaps (ns) between the caller's last
+/// jobs: through the longest recent gap and a quarter more when most recent gaps were short
+/// (a simulation's Python work between launches), capped at kMaxSpinNs; the base kSpinNs when
+/// the caller pauses for longer (an idle pool then stops burning cores almost at once).
+inline constexpr int64_t kSpinNs = 50'000;
+inline constexpr int64_t kMaxGapNs = 2'000'000;
+inline constexpr int64_t kMaxSpinNs = kMaxGapNs + kMaxGapNs / 4;
+int64_t spin_budget_ns(const int64_t* gaps, int count);
 }  // namespace detail
 
 class ThreadPool {

@@ -257,6 +257,53 @@ TEST(ThreadPool, ManyBackToBackRunsAcrossSleeps) {
     }
 }
 
+TEST(ThreadPool, WorkersSpinThroughTheRecentGapsBetweenJobs) {
+    using detail::kMaxSpinNs;
+    using detail::kSpinNs;
+    using detail::spin_budget_ns;
+    EXPECT_EQ(spin_budget_ns(nullptr, 0), kSpinNs);  // no job yet
+    const int64_t back_to_back[8] = {1'000, 2'000, 500, 800, 1'500, 900, 700, 1'200};
+    EXPECT_EQ(spin_budget_ns(back_to_back, 8), kSpinNs);
+    // Python work of 0.2-1 ms between launches: through the longest gap and a quarter more.
+    const int64_t python_steps[8] = {200'000, 800'000, 1'000'000, 400'000,
+                                     300'000, 900'000, 500'000,   600'000};
+    EXPECT_EQ(spin_budget_ns(python_steps, 8), 1'250'000);
+    // One long pause among short gaps keeps the budget; mostly long pauses end it.
+    int64_t one_pause[8] = {200'000, 800'000, 50'000'000, 400'000,
+                            300'000, 900'000, 500'000,    600'000};
+    EXPECT_EQ(spin_budget_ns(one_pause, 8), 1'125'000);
+    const int64_t idle[8] = {50'000'000, 3'000'000, 9'000'000, 400'000,
+                             2'500'000,  900'000,   7'000'000, 600'000};
+    EXPECT_EQ(spin_budget_ns(idle, 8), kSpinNs);
+    // Gaps just under the cap spin at most kMaxSpinNs.
+    const int64_t long_steps[4] = {1'999'000, 2'000'000, 1'900'000, 1'950'000};
+    EXPECT_EQ(spin_budget_ns(long_steps, 4), kMaxSpinNs);
+}
+
+TEST(ThreadPool, JobsAfterShortGapsRunEveryIndexOnceWhileAnotherCoreIsBusy) {
+    // The workers' long spin and the futex path it falls back to, with a thread burning a core:
+    // gaps of 0.1-3 ms between jobs cross the budget both ways.
+    ThreadPool pool(3);
+    std::atomic<bool> stop{false};
+    std::thread burner([&] {
+        volatile uint64_t x = 0;
+        while (!stop.load(std::memory_order_relaxed))
+            x = x + 1;
+    });
+    std::mt19937 rng(7);
+    for (int i = 0; i < 300; ++i) {
+        auto gap = std::chrono::microseconds(100 + rng() % (i % 60 < 50 ? 900 : 3000));
+        auto until = std::chrono::steady_clock::now() + gap;
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        HitCounter counter(0, 5000);
+        pool.run(HitCounter::count, &counter, 0, 5000, nullptr, 64);
+        ASSERT_EQ(counter.check(0, 5000), "") << "job " << i;
+    }
+    stop = true;
+    burner.join();
+}
+
 #if defined(__linux__)
 // The worker's way off the caller's CPU: the thread ends up elsewhere and its affinity mask is
 // what it was.
