@@ -3,6 +3,7 @@
 // tensor pins the field's storage until the consumer's deleter runs, and an imported field
 // holds the producer's tensor until the field and all its views are gone.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -278,6 +279,21 @@ void check_contiguous(const DLTensor& t) {
     }
 }
 
+// A producer's byte_offset is untrusted too: the tensor's bytes must end below 2**63, where every
+// address and span Tack computes stays representable (an offset of 2**63 was accepted, and the
+// first host read crashed).
+void check_extent(const DLTensor& t, DType dtype) {
+    uint64_t bytes = size_bytes(dtype), end = 0;
+    for (int d = 0; d < t.ndim; ++d)
+        bytes *= static_cast<uint64_t>(t.shape[d]);  // no overflow: check_shape bounded it
+    bool wraps = __builtin_add_overflow(reinterpret_cast<uintptr_t>(t.data), t.byte_offset, &end) ||
+                 __builtin_add_overflow(end, bytes, &end);
+    if (wraps || end > static_cast<uint64_t>(INT64_MAX))
+        raise_python(PyExc_ValueError,
+                     "DLPack tensor's byte_offset " + std::to_string(t.byte_offset) + " puts its " +
+                         std::to_string(bytes) + " bytes past the end of the address space");
+}
+
 nb::object from_capsule(nb::handle capsule) {
     if (!PyCapsule_CheckExact(capsule.ptr()))
         raise_python(PyExc_TypeError,
@@ -303,6 +319,7 @@ nb::object from_capsule(nb::handle capsule) {
     if (!t.data) raise_python(PyExc_ValueError, "DLPack tensor has a null data pointer");
     check_shape(t);
     check_contiguous(t);
+    check_extent(t, dtype);
     bool empty = std::find(t.shape, t.shape + t.ndim, int64_t{0}) != t.shape + t.ndim;
     // An empty tensor addresses no memory, so where it lives does not matter: it becomes an
     // empty field of the current device.

@@ -2,6 +2,7 @@
 
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -215,6 +216,29 @@ def test_histogram_binning_rules(backend):
     assert edges[0] == 2.0 and edges[-1] == 3.0 and counts.to_numpy().tolist() == [4, 0, 0, 0]
     with pytest.raises(ZeroDivisionError):
         histogram(x, bins=0, range=(0, 1))
+
+
+def test_histogram_refuses_what_numpy_refuses(backend):
+    # Hardening round three, defects 13 and 18: a NaN or infinity with range=None gave NaN edges
+    # and counts [n, 0, 0]; a negative bin count showed NumPy's internal message. The oracle is
+    # numpy.histogram on the same input: the same exception type and words.
+    def numpy_error(*args, **kwargs):
+        with pytest.raises(ValueError) as e:
+            np.histogram(*args, **kwargs)
+        return str(e.value)
+
+    for bad in (np.nan, np.inf, -np.inf):
+        x = np.array([1.0, bad, 2.0], np.float32)
+        with pytest.raises(ValueError, match=re.escape(numpy_error(x, bins=3))):
+            histogram(field(x), bins=3)
+    x = np.array([1.0, 2.0], np.float32)
+    for rng in ((0.0, np.inf), (np.nan, 1.0)):
+        with pytest.raises(ValueError, match=re.escape(numpy_error(x, bins=3, range=rng))):
+            histogram(field(x), bins=3, range=rng)
+    with pytest.raises(ValueError, match=re.escape(numpy_error(x, bins=3, range=(2, 1)))):
+        histogram(field(x), bins=3, range=(2, 1))
+    with pytest.raises(ValueError, match=re.escape(numpy_error(x, bins=-2))):
+        histogram(field(x), bins=-2)
 
 
 def test_histogram_many_bins_and_many_elements(backend):

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from dlpack_helpers import DLDevice, DLManagedTensor, DLTensor, legacy_capsule
 
 import tack
 
@@ -381,30 +382,6 @@ def test_field_of_an_earlier_device_is_refused_naming_the_parameter():
     tack.init(tack.cpu)
 
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
-                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]
-
-
-def _legacy_capsule(tensor):
-    """A `dltensor` capsule over `tensor` (no deleter: the test keeps the memory alive)."""
-    new = ctypes.pythonapi.PyCapsule_New
-    new.restype = ctypes.py_object
-    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    return new(ctypes.addressof(tensor), b"dltensor", None)
-
-
 def test_a_rocm_host_dlpack_tensor_is_pinned_memory_wrapped_without_a_copy(backend):
     """SEED-AUDIT 'HIP · DLPack': a kDLROCMHost tensor (hipHostMalloc'd pinned memory, as a
     ROCm PyTorch's pin_memory() exports it) imports zero-copy on HIP: the kernel reads and
@@ -419,8 +396,8 @@ def test_a_rocm_host_dlpack_tensor_is_pinned_memory_wrapped_without_a_copy(backe
         host = np.ctypeslib.as_array((ctypes.c_float * n).from_address(ptr.value))
         host[:] = np.arange(n, dtype=np.float32)
         shape = (ctypes.c_int64 * 1)(n)
-        managed = _DLManagedTensor(_DLTensor(ptr.value, _DLDevice(11, 0), 1, 2, 32, 1, shape))
-        f = tack.from_dlpack(_legacy_capsule(managed))
+        managed = DLManagedTensor(DLTensor(ptr.value, DLDevice(11, 0), 1, 2, 32, 1, shape))
+        f = tack.from_dlpack(legacy_capsule(managed))
         assert tack.memory_space(f.address) == "hip_pinned" and f.address == ptr.value
         saxpy(f, f, 2.0)  # f = 2 f + f, in the producer's memory
         f.synchronize()

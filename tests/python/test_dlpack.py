@@ -1,9 +1,11 @@
 """DLPack and pointer interop (CONTRACT C19-C23)."""
 
+import ctypes
 import gc
 
 import numpy as np
 import pytest
+from dlpack_helpers import DLDevice, DLManagedTensor, DLTensor, legacy_capsule
 
 import tack
 
@@ -143,3 +145,22 @@ def test_unaligned_imports_run_and_claim_byte_alignment():
             if mode == "optimized":  # scalars in allocas are gone; every access is a field's
                 assert all(", align 1" in ln for ln in accesses if "= load ptr" not in ln), \
                     (name, [ln for ln in accesses if ", align 1" not in ln])
+
+
+def test_a_byte_offset_past_the_address_space_is_refused():
+    # Hardening round three, defect 6: an offset of 2**63 was accepted and to_numpy() crashed.
+    data = np.arange(4, dtype=np.float32)
+    shape = (ctypes.c_int64 * 1)(4)
+    for offset in (2**63, 2**64 - 8, 2**63 - data.ctypes.data):
+        t = DLTensor(data.ctypes.data, DLDevice(1, 0), 1, 2, 32, 1, shape, None, offset)
+        managed = DLManagedTensor(t)
+        message = f"byte_offset {offset} puts its 16 bytes past the end"
+        with pytest.raises(ValueError, match=message):
+            tack.from_dlpack(legacy_capsule(managed))
+    # An offset inside the producer's memory is honoured.
+    managed = DLManagedTensor(DLTensor(data.ctypes.data, DLDevice(1, 0), 1, 2, 32, 1,
+                                       (ctypes.c_int64 * 1)(2), None, 8))
+    f = tack.from_dlpack(legacy_capsule(managed))
+    assert f.address == data.ctypes.data + 8
+    np.testing.assert_array_equal(f.to_numpy(), data[2:])
+    del f

@@ -258,15 +258,24 @@ def histogram(data, bins=10, range=None, n=None):
     """
     n = _common.count("histogram", n, data)
     data = _common.flat(data)
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool) and bins < 0:
+        raise ValueError("`bins` must be positive, when an integer")  # NumPy's words
     if range is None:
         if n == 0:
             raise ValueError("histogram of zero elements needs an explicit range")
         head = _prefix(data, n)
         lo, hi = head.min(), head.max()
+        # A NaN or infinity among the data would make NaN edges and put everything in bin 0.
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
         if lo == hi:
             hi = lo + 1
     else:
         lo, hi = float(range[0]), float(range[1])
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError(f"supplied range of [{lo}, {hi}] is not finite")
+        if lo > hi:
+            raise ValueError("max must be larger than min in range parameter.")
     width = (hi - lo) / bins  # bins == 0: ZeroDivisionError, as documented upstream
     edges = np.linspace(lo, hi, bins + 1)
     counts = tack.field(tack.i32, (bins,))
