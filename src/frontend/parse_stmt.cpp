@@ -142,7 +142,12 @@ StmtList Parser::block(const Token& header) {
     if (!at(Tok::Indent)) {
         std::string what = header.is(Tok::KwDef) ? std::string("function definition")
                                                  : "'" + std::string(text(header)) + "' statement";
-        fail(peek(), "expected an indented block after " + what + " on line " + line_of(header));
+        // At the end of the file there is no line to point at: Python names the header's.
+        size_t k = 0;
+        while (peek(k).is(Tok::Dedent))
+            ++k;
+        const Token& where = peek(k).is(Tok::EndMarker) ? header : peek();
+        fail(where, "expected an indented block after " + what + " on line " + line_of(header));
     }
     Nest guard(*this);
     next();

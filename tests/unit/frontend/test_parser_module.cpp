@@ -182,6 +182,14 @@ TEST(ParserModule, SyntaxErrorsHaveExactPositionsAndDropTheDefinition) {
               "3:1: expected an indented block after function definition on line 2");
     EXPECT_EQ(first_error("@tack.kernel\ndef k():\n    if a:\n    pass\n"),
               "4:5: expected an indented block after 'if' statement on line 3");
+    // A header that ends the file: CPython names the header's own line (hardening round three,
+    // defect 21: the line after the end of the file was reported).
+    EXPECT_EQ(first_error("@tack.kernel\ndef k():\n"),
+              "2:1: expected an indented block after function definition on line 2");
+    EXPECT_EQ(first_error("@tack.kernel\ndef k():\n    for i in range(1):\n"),
+              "3:5: expected an indented block after 'for' statement on line 3");
+    EXPECT_EQ(first_error("@tack.kernel\ndef k():"),
+              "2:1: expected an indented block after function definition on line 2");
     EXPECT_EQ(first_error("@tack.kernel\ndef k():\n    x = 1\n        y = 2\n"),
               "4:9: unexpected indent");
     EXPECT_EQ(first_error("@tack.kernel\ndef k():\n    f(x) = 1\n"),
