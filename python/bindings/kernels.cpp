@@ -270,14 +270,13 @@ nb::tuple bind_keywords(const PyKernel& k, const nb::tuple& args, PyObject* kwar
         auto at = std::find_if(params.begin(), params.end(),
                                [&](const auto& p) { return p.name == name; });
         if (at == params.end())
-            raise_python(PyExc_TypeError, "Kernel '" + k.name() +
-                                              "' got an unexpected keyword argument '" + name +
-                                              "'");
+            raise_python(
+                PyExc_TypeError,
+                "Kernel '" + k.name() + "' got an unexpected keyword argument '" + name + "'");
         auto i = static_cast<size_t>(at - params.begin());
         if (bound[i])
             raise_python(PyExc_TypeError, "Kernel '" + k.name() +
-                                              "' got multiple values for parameter '" + name +
-                                              "'");
+                                              "' got multiple values for parameter '" + name + "'");
         bound[i] = value;
     }
     for (size_t i = 0; i < params.size(); ++i) {

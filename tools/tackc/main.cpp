@@ -13,7 +13,7 @@ const char* kUsage =
     "usage: tackc <command> [options]\n"
     "\n"
     "commands:\n"
-    "  check FILE.py... [--kernel KERNEL] [--args SIG] [--target TARGET]\n"
+    "  check FILE.py|DIR... [--kernel KERNEL] [--args SIG] [--target TARGET]\n"
     "                                report every diagnostic; exit 1 on error, 0 when clean.\n"
     "                                With --args (and --kernel where a file has several\n"
     "                                kernels): also lower that kernel for SIG and generate\n"

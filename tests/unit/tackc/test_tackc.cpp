@@ -116,6 +116,28 @@ TEST(Tackc, CheckCleanAndBrokenFiles) {
     EXPECT_TRUE(has(bad.out, "bad.py:6:")) << bad.out;
 }
 
+// A directory is checked file by file, its .py files at any depth in name order (hardening
+// round three, defect 16: a directory read as an empty file and passed).
+TEST(Tackc, CheckADirectoryChecksItsPythonFiles) {
+    TempDir dir;
+    dir.write("a_ok.py", kKernels);
+    fs::create_directory(dir.path() + "/sub");
+    dir.write("sub/bad.py",
+              "import tack\n\n@tack.kernel\ndef k(x):\n    for i in range(4):\n"
+              "        x[i] = undefined_name\n");
+    dir.write("notes.txt", "not python (");
+    Result r = tackc("check " + dir.path());
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_TRUE(has(r.out, "sub/bad.py:6:")) << r.out;
+    EXPECT_FALSE(has(r.out, "notes.txt")) << r.out;
+    fs::remove(dir.path() + "/sub/bad.py");
+    EXPECT_EQ(tackc("check " + dir.path()).status, 0);
+    TempDir empty;
+    Result none = tackc("check " + empty.path());
+    EXPECT_EQ(none.status, 2);
+    EXPECT_TRUE(has(none.out, "no .py files in")) << none.out;
+}
+
 // With --args, check runs what the first call would: types and the target's capabilities.
 TEST(Tackc, CheckWithArgsRunsTheTypedPipeline) {
     TempDir dir;
