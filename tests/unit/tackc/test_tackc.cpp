@@ -275,6 +275,34 @@ TEST(Tackc, InspectCpuSourceIsNoaliasUnlessAliased) {
 }
 
 // --debug shows the debug variant (DECISIONS "Debug mode"); without it the plain one, unchanged.
+// --shapes is checked and its mistakes named (hardening round three, defect 15: "stoll", a
+// negative or surplus extent accepted, and --mode ir ignoring it).
+TEST(Tackc, InspectShapesAreCheckedAndTheirMistakesNamed) {
+    TempDir dir;
+    std::string file = dir.write("k.py", kKernels);
+    auto inspect = [&](const std::string& shapes, const std::string& mode = "source") {
+        return tackc("inspect " + file + " scale_by_len --args 'f32[:],f32[:]' --mode " + mode +
+                     " --shapes '" + shapes + "'");
+    };
+    EXPECT_EQ(inspect("64;32").status, 0);
+    const std::pair<const char*, const char*> bad[] = {
+        {"a;b", "extent 'a' is not an integer in [0, 2**63 - 1]"},
+        {"9223372036854775808;4", "extent '9223372036854775808' is not an integer"},
+        {"-1;4", "extent '-1' is not an integer"},
+        {"4;", "extent '' is not an integer"},
+        {"4,4;4", "gives array 'x' 2 extents; it has 1 dimension"},
+        {"4;4;4", "gives 3 arrays; the kernel has 2"},
+    };
+    for (const auto& [shapes, message] : bad) {
+        Result r = inspect(shapes);
+        EXPECT_EQ(r.status, 2) << shapes << "\n" << r.out;
+        EXPECT_TRUE(has(r.out, message)) << shapes << "\n" << r.out;
+    }
+    Result ir = inspect("64;32", "ir");
+    EXPECT_EQ(ir.status, 2) << ir.out;
+    EXPECT_TRUE(has(ir.out, "--shapes has no effect with --mode ir")) << ir.out;
+}
+
 TEST(Tackc, InspectDebugShowsTheCheckedVariant) {
     TempDir dir;
     std::string file = dir.write("k.py", kKernels);
