@@ -122,6 +122,12 @@ def _gather(values, perm, out, n):
 
 
 @tack.kernel
+def _gather_rows(values, perm, out, n, width):
+    for i in range(n * width):
+        out[i] = values[perm[i // width] * width + i % width]
+
+
+@tack.kernel
 def _run_heads(keys, runs, n):
     for i in range(n):
         head = 1
@@ -170,6 +176,54 @@ def _reduce_runs(starts, values, out, op, m, n):
             elif v > acc:
                 acc = v
         out[r] = acc
+
+
+@tack.kernel
+def _reduce_runs_rows(starts, values, out, op, m, n, width):
+    for rc in range(m * width):
+        r = rc // width
+        c = rc % width
+        s = starts[r]
+        end = n
+        if r + 1 < m:
+            end = starts[r + 1]
+        acc = values[s * width + c]
+        for j in range(s + 1, end):
+            v = values[j * width + c]
+            if op == 0:
+                acc = acc + v
+            elif op == 1:
+                if v < acc:
+                    acc = v
+            elif v > acc:
+                acc = v
+        out[rc] = acc
+
+
+def _width(values):
+    """Scalars per element: 1 for a scalar field, n for a vector field, n*m for a matrix one."""
+    width = 1
+    for e in values.element_shape:
+        width *= e
+    return width
+
+
+def _like(values, n):
+    """A new field of n elements of the dtype and element shape (vector, matrix) of `values`."""
+    if values.element_shape:
+        return tack._tack._field(values.dtype, (n,), tuple(values.element_shape))
+    return tack.field(values.dtype, (n,))
+
+
+def _count_with_values(name, n, keys, values):
+    """n checked against the keys and against the values' elements (a vector field's storage
+    holds `width` scalars per element)."""
+    n = _common.count(name, n, keys)
+    elements = values.size // _width(values)
+    if n > elements:
+        raise ValueError(f"{name}: n = {n} is outside the values' {elements} elements "
+                         f"(n must lie in [0, {elements}])")
+    return n
 
 
 def _check_keys(keys):
@@ -250,25 +304,33 @@ def sort_by_key(keys, values=None, n=None):
     """(sorted keys, values in the same order) as new fields; values may be any dtype, or None
     (then the second result is None)."""
     _check_keys(keys)
-    fields = (keys,) if values is None else (keys, values)
-    n = _common.count("sort_by_key", n, *fields)
+    if values is None:
+        n = _common.count("sort_by_key", n, keys)
+    else:
+        n = _count_with_values("sort_by_key", n, keys, values)
     if n == 0:
-        empty = tack.field(values.dtype, (0,)) if values is not None else None
+        empty = _like(values, 0) if values is not None else None
         return tack.field(keys.dtype, (0,)), empty
     perm, skeys = _radix_sort(_common.flat(keys), n, want_keys=True)
     if values is None:
         return skeys, None
-    svalues = tack.field(values.dtype, (n,))
-    _gather(_common.flat(values), perm, svalues, n)
+    # Vector and matrix values move whole: each element's components follow its key.
+    svalues, width = _like(values, n), _width(values)
+    if width == 1:
+        _gather(_common.flat(values), perm, svalues, n)
+    else:
+        _gather_rows(_common.flat(values), perm, _common.flat(svalues), n, width)
     return skeys, svalues
 
 
 def gather(values, perm, n=None):
     """A new field out[i] = values[perm[i]] for i < n (default perm.size)."""
     n = _common.count("gather", n, perm)
-    out = tack.field(values.dtype, (n,))
-    if n:
+    out, width = _like(values, n), _width(values)
+    if n and width == 1:
         _gather(_common.flat(values), _common.flat(perm), out, n)
+    elif n:
+        _gather_rows(_common.flat(values), _common.flat(perm), _common.flat(out), n, width)
     return out
 
 
@@ -300,12 +362,16 @@ def reduce_by_key(keys, values, n=None, op="sum"):
     values' dtype, each run reduced serially in element order (integer sums wrap)."""
     if op not in _OPS:
         raise ValueError(f"op must be one of {', '.join(_OPS)}; got {op!r}")
-    n = _common.count("reduce_by_key", n, keys, values)
+    n = _count_with_values("reduce_by_key", n, keys, values)
     if n == 0:
-        return tack.field(keys.dtype, (0,)), tack.field(values.dtype, (0,))
+        return tack.field(keys.dtype, (0,)), _like(values, 0)
     ukeys, starts, m = _runs(_common.flat(keys), n)
-    out = tack.field(values.dtype, (m,))
-    _reduce_runs(starts, _common.flat(values), out, _OPS[op], m, n)
+    # Vector and matrix values reduce component by component.
+    out, width = _like(values, m), _width(values)
+    if width == 1:
+        _reduce_runs(starts, _common.flat(values), out, _OPS[op], m, n)
+    else:
+        _reduce_runs_rows(starts, _common.flat(values), _common.flat(out), _OPS[op], m, n, width)
     return ukeys, out
 
 
