@@ -24,6 +24,8 @@ class Texture3D:
         if not isinstance(field, _tack.Field):
             raise TypeError(f"tack.texture3d needs a tack field, got {type(field).__name__}")
         w, h, d = (operator.index(x) for x in shape)
+        if not all(0 <= x < 2**63 for x in (w, h, d)):
+            raise ValueError(f"tack.texture3d extents must lie in [0, 2**63 - 1]; got {(w, h, d)}")
         self._source, self.shape, self.interp = field, (w, h, d), interp
         self._storage = _tack._texture_storage(field, w, h, d)
 

@@ -218,6 +218,18 @@ def test_histogram_binning_rules(backend):
         histogram(x, bins=0, range=(0, 1))
 
 
+def test_arrays_of_other_libraries_are_refused_naming_the_algorithm(backend):
+    # Hardening round three, defect 18: var(ndarray) and dot(list, list) raised AttributeError.
+    x = np.ones(4, np.float32)
+    for call, name, given in ((lambda: var(x), "var", "ndarray"),
+                              (lambda: alg.dot([1.0], [2.0]), "dot", "list"),
+                              (lambda: alg.dot(field(x), x), "dot", "ndarray"),
+                              (lambda: histogram(x), "histogram", "ndarray")):
+        with pytest.raises(TypeError, match=f"{name} takes tack fields, got {given}; "
+                                            "tack.field_like"):
+            call()
+
+
 def test_histogram_refuses_what_numpy_refuses(backend):
     # Hardening round three, defects 13 and 18: a NaN or infinity with range=None gave NaN edges
     # and counts [n, 0, 0]; a negative bin count showed NumPy's internal message. The oracle is

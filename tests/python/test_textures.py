@@ -136,6 +136,11 @@ def test_texture_creation_errors():
         tack.texture3d(_field(_volume()), shape=(W, H, D + 1))
     with pytest.raises(RuntimeError, match="cannot be called from Python"):
         tack.texture3d(_field(_volume()), shape=(W, H, D)).sample(0.5, 0.5, 0.5)
+    # Hardening round three, defect 18: an extent past 64 bits showed nanobind's "incompatible
+    # function arguments".
+    for shape in ((2**64 + 1, 1, 1), (W, -H, D)):
+        with pytest.raises(ValueError, match=r"extents must lie in \[0, 2\*\*63 - 1\]"):
+            tack.texture3d(_field(_volume()), shape=shape)
 
 
 def test_a_texture_is_sampled_not_indexed():

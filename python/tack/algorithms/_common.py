@@ -15,6 +15,12 @@ def count(name, n, *fields):
     """The element count `n` (default: the first field's size), checked against every field
     it will read or write: ValueError when negative or past any of them (CONTRACT C31, C33,
     C35)."""
+    for f in fields:
+        if not isinstance(f, tack._tack.Field):
+            raise TypeError(
+                f"{name} takes tack fields, got {type(f).__name__}; tack.field_like(a) copies "
+                "an array into one"
+            )
     if n is None:
         n = fields[0].size
     n = operator.index(n)
