@@ -80,8 +80,15 @@ void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& fac
                          const Capabilities& caps) {
     for (const auto& a : facts.atomics) {
         if (caps.atomics.contains(a.dtype)) continue;
-        throw TypeError(who(fn) + ": " + std::string(caps.name) + " " + atomic_op_name(a.op) +
-                        " does not support target dtype " + dtype_text(a.dtype));
+        std::string message = who(fn) + ": " + std::string(caps.name) + " " + atomic_op_name(a.op) +
+                              " does not support target dtype " + dtype_text(a.dtype);
+        // Located at the call (hardening round three, defect 14: the message named no line).
+        if (a.file && a.range.valid()) {
+            message += " " + diag::at_position(*a.file, a.range);
+            throw diag::CompileError(
+                diag::Diagnostic{diag::ErrorKind::TypeError, message, a.file, a.range});
+        }
+        throw TypeError(message);
     }
 }
 

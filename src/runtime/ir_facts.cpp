@@ -10,7 +10,16 @@ namespace {
 
 class FactsVisitor : public ir::IRVisitor {
   public:
-    FactsVisitor(const ir::Kernel& k, KernelFacts& out) : kernel_(k), out_(out) {}
+    FactsVisitor(const ir::Kernel& k, KernelFacts& out) : kernel_(k), out_(out), file_(k.file) {}
+
+    // The file positions refer to: an inlined @tack.func's own (Kernel::stmt_files).
+    void visit_stmt(const ir::StmtPtr& s) override {
+        diag::SourceFilePtr saved = file_;
+        if (auto it = kernel_.stmt_files.find(s); it != kernel_.stmt_files.end())
+            file_ = it->second;
+        IRVisitor::visit_stmt(s);
+        file_ = saved;
+    }
 
     void visit(const ir::Store* n) override {
         note_write(*n->buffer);
@@ -19,7 +28,8 @@ class FactsVisitor : public ir::IRVisitor {
     void visit(const ir::Atomic* n) override {
         note_write(*n->buffer);
         if (n->buffer->kind == ir::BufferKind::Param) {
-            out_.atomics.push_back({n->buffer->param_index, n->op, n->buffer->elem});
+            out_.atomics.push_back(
+                {n->buffer->param_index, n->op, n->buffer->elem, file_, n->range});
         }
         IRVisitor::visit(n);
     }
@@ -68,6 +78,7 @@ class FactsVisitor : public ir::IRVisitor {
 
     const ir::Kernel& kernel_;
     KernelFacts& out_;
+    diag::SourceFilePtr file_;
 };
 
 }  // namespace

@@ -13,6 +13,8 @@ struct AtomicTarget {
     int param = 0;
     ir::AtomicOp op = ir::AtomicOp::Add;
     DType dtype = DType::i32;
+    diag::SourceFilePtr file;  // where the call is written (an inlined @tack.func's file)
+    diag::SourceRange range;
 };
 
 struct WorkgroupUse {

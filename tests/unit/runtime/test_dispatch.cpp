@@ -171,10 +171,13 @@ def count(c, n):
     try {
         f.call(f.array(DType::i64, 1), std::int64_t(0));
         FAIL();
-    } catch (const TypeError& e) {
-        EXPECT_STREQ(e.what(),
-                     "Kernel 'count': fake atomic_add does not support target dtype "
-                     "tack.i64");
+    } catch (const CompileError& e) {  // located at the call, like the other type errors
+        EXPECT_EQ(e.kind(), ErrorKind::TypeError);
+        EXPECT_EQ(e.message(),
+                  "Kernel 'count': fake atomic_add does not support target dtype tack.i64 at "
+                  "line 7, column 13");
+        EXPECT_EQ(e.line(), 7);
+        EXPECT_EQ(e.column(), 13);
     }
     f.call(f.array(DType::i32, 1), std::int64_t(3));
     EXPECT_EQ(f.backend->last_total, 3);
