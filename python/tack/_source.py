@@ -27,6 +27,53 @@ def _is_def_line(line):
     return stripped.startswith("def ") or stripped.startswith("async def ")
 
 
+# Per file: ((mtime_ns, size), UTF-8 text with universal newlines, byte offset of each line).
+# Every definition of a module reads the file once between them; a few files are kept.
+_files = {}
+_MAX_FILES = 16
+
+
+def _file_text(path):
+    """(data, line starts) of a plain UTF-8 file, or None where inspect has to decide (no such
+    file, an encoding declaration, not UTF-8)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_mtime_ns, st.st_size)
+    hit = _files.get(path)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    found = None
+    if not any(b"coding" in line for line in data.split(b"\n", 2)[:2]):  # PEP 263
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            # Universal newlines and a newline after the last line, as linecache reads it.
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            if data and not data.endswith(b"\n"):
+                data += b"\n"
+            starts = [0]
+            at = data.find(b"\n")
+            while at >= 0:
+                starts.append(at + 1)
+                at = data.find(b"\n", at + 1)
+            found = (data, starts)  # starts[-1] == len(data): one entry past the last line
+    if len(_files) >= _MAX_FILES:
+        _files.pop(next(iter(_files)))
+    _files[path] = (key, found)
+    return found
+
+
 def _read_definition(fn):
     """(lines, first line) as inspect.getsourcelines gives them, for a function defined in a
     plain UTF-8 file, without importing inspect (11 ms, most of a first @tack.kernel); None
@@ -41,27 +88,19 @@ def _read_definition(fn):
         entry = linecache.cache.get(path)
         if entry is not None and (len(entry) != 4 or entry[1] is None):
             return None
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    found = _file_text(path)
+    if found is None:
         return None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    if any(b"coding" in line for line in data.split(b"\n", 2)[:2]):
-        return None  # PEP 263: inspect reads it in the declared encoding
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    # Universal newlines and a newline after the last line, as linecache reads the file.
-    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    lines = [part + "\n" for part in parts[:-1]] + ([parts[-1] + "\n"] if parts[-1] else [])
+    data, starts = found
     first = fn.__code__.co_firstlineno
-    if not 1 <= first <= len(lines):
+    if not 1 <= first < len(starts):
         return None
-    count = _tack._definition_lines("".join(lines[first - 1:]))
-    return (lines[first - 1:first - 1 + count], first) if count else None
+    count = _tack._definition_lines_at(data, starts[first - 1])
+    if not count:
+        return None
+    end = starts[min(first - 1 + count, len(starts) - 1)]
+    text = data[starts[first - 1]:end].decode("utf-8")
+    return [line + "\n" for line in text.split("\n")[:-1]], first  # each ends with "\n"
 
 
 def capture(fn, kind):

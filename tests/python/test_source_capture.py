@@ -79,6 +79,8 @@ LAYOUTS = {
     "crlf": "def f(x):\r\n    return x\r\n\r\nz = 1\r\n",
     "bom": "\ufeffdef f(x):\n    return x\n",
     "non-ascii": "def f(x):\n    s = 'π'  # ∑\n    return x\n",
+    "lone cr": "def f(x):\r    return x\r\rz = 1\r",
+    "form feed and vertical tab in strings": "def f(x):\n    s = 'a\x0cb\x0bc\x1c'\n    return x\n",
 }
 
 
@@ -107,6 +109,25 @@ def test_the_lines_are_inspects(tmp_path, name):
     assert fns
     for fn in fns:
         assert _source._read_definition(fn) == inspect.getsourcelines(fn), (name, fn)
+
+
+def test_a_file_changed_after_a_capture_is_read_again(tmp_path):
+    # Each file is read once for all its definitions (hardening round three, defect 11:
+    # importing N kernels read the file N times); a new version of the file is read anew.
+    path = tmp_path / "changing.py"
+    path.write_text("def f(x):\n    return x\n")
+    first = _source._read_definition(load_path(path).f)
+    path.write_text("# a line more\ndef f(x):\n    return x + 1\n")
+    second = _source._read_definition(load_path(path).f)
+    assert first == (["def f(x):\n", "    return x\n"], 1)
+    assert second == (["def f(x):\n", "    return x + 1\n"], 2)
+
+
+def load_path(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_nested_functions_are_inspects(tmp_path):
