@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sema/lower_context.hpp"
+#include "sema/validate.hpp"
 
 namespace tack::sema::lower {
 
@@ -74,6 +75,21 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
         fail(ErrorKind::UnsupportedSyntax,
              "recursive call to @tack.func '" + fname + "' (call chain " + chain + " -> " + fname +
                  ")",
+             e.range);
+    }
+    if (call_stack_.size() >= size_t(kMaxCallDepth)) {
+        std::string chain = kernel_name_;
+        for (size_t i = 0; i < call_names_.size(); ++i) {
+            if (i == 2 && call_names_.size() > 5) {
+                chain += " -> ...";
+                i = call_names_.size() - 2;
+            }
+            chain += " -> " + call_names_[i];
+        }
+        fail(ErrorKind::UnsupportedSyntax,
+             "@tack.func calls nest deeper than " + std::to_string(kMaxCallDepth) +
+                 " (call chain " + chain + " -> " + fname +
+                 "); shorten the chain or merge some of its functions",
              e.range);
     }
     size_t given = e.args.size() + (self ? 1 : 0);

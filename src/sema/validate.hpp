@@ -14,6 +14,12 @@
 
 namespace tack::sema {
 
+/// How deep @tack.func calls may nest (kernel -> f -> g counts 2). Every call is inlined, and
+/// the passes that follow a chain recurse along it, so an unbounded chain would end in a stack
+/// overflow (hardening round three, defect 4: 3,000 chained calls crashed); 256 leaves room on
+/// a thread with a 1 MiB stack. Deeper nesting is a located error at the call past the limit.
+inline constexpr int kMaxCallDepth = 256;
+
 /// The names a function binds itself: parameters, and every name it assigns anywhere (plain,
 /// augmented and tuple assignment, loop targets). They shadow outer bindings (CONTRACT A22).
 struct FunctionNames {

@@ -33,9 +33,11 @@ std::vector<CallSite> func_calls(const FunctionDef& fn, const Environment& env) 
 }
 
 // Depth-first search for a call path from `from` back to `root`; `path` holds the names.
+// Paths longer than kMaxCallDepth are not followed: lowering refuses the nesting first.
 bool reaches(const FuncRef& from, const FunctionDef* root, std::set<const void*>& visited,
              std::vector<std::string>& path) {
-    if (!visited.insert(from.identity()).second) return false;
+    if (!visited.insert(from.identity()).second || path.size() > size_t(kMaxCallDepth))
+        return false;
     for (const CallSite& site : func_calls(*from.def, *from.env)) {
         path.push_back(site.callee.def->name);
         if (site.callee.def == root || reaches(site.callee, root, visited, path)) return true;
@@ -76,6 +78,10 @@ class InlinedEffects {
 
     void scan(const FuncRef& f) {
         if (!active_.insert(f.identity()).second) return;  // recursion is reported elsewhere
+        if (active_.size() > size_t(kMaxCallDepth)) {      // lowering refuses the nesting
+            active_.erase(f.identity());
+            return;
+        }
         FunctionNames names = collect_names(*f.def);
         for_each_stmt(f.def->body, [&](const Stmt& s) {
             if (is_store(s)) report(f, s, "store");

@@ -1,5 +1,6 @@
 // @tack.func inlining (CONTRACT A20, A22): fresh variables per call, scalar arguments copied,
 // arrays aliased, early returns, tuple returns, recursion and arity errors.
+#include "sema/validate.hpp"
 #include "unit/sema/test_lower_util.hpp"
 
 namespace tack::sema::testing {
@@ -183,6 +184,37 @@ def k(x):
     EXPECT_NE(err.find("recursive call to @tack.func 'f' (call chain k -> f -> g -> f)"),
               std::string::npos)
         << err;
+}
+
+// A chain of `calls` nested @tack.func calls from kernel k: k -> f<calls-1> -> ... -> f0.
+std::string call_chain(int calls) {
+    std::string src = "import tack\n\n@tack.func\ndef f0(v):\n    return v + 1\n";
+    for (int i = 1; i < calls; ++i) {
+        src += "\n@tack.func\ndef f" + std::to_string(i) + "(v):\n    return f" +
+               std::to_string(i - 1) + "(v)\n";
+    }
+    return src + "\n@tack.kernel\ndef k(x):\n    for i in range(x.shape[0]):\n        x[i] = f" +
+           std::to_string(calls - 1) + "(x[i])\n";
+}
+
+// Hardening round three, defect 4: 3,000 chained calls overflowed the stack. kMaxCallDepth
+// nested calls lower; one more, or thousands, is a located error naming the chain.
+TEST(LowerInline, CallsNestAtMostTheDocumentedDepth) {
+    EXPECT_EQ(lower_error(call_chain(kMaxCallDepth), {arr(i32)}), "");
+    for (int calls : {kMaxCallDepth + 1, 20'000}) {
+        std::string err = lower_error(call_chain(calls), {arr(i32)});
+        EXPECT_NE(err.find("UnsupportedSyntaxError: Device function 'f" +
+                           std::to_string(calls - kMaxCallDepth) +
+                           "' (inlined into kernel 'k'): "
+                           "@tack.func calls nest deeper than 256 (call chain k -> f" +
+                           std::to_string(calls - 1) + " -> f" + std::to_string(calls - 2) +
+                           " -> ... -> f"),
+                  std::string::npos)
+            << err.substr(0, 400);
+        EXPECT_NE(err.find("; shorten the chain or merge some of its functions at line "),
+                  std::string::npos)
+            << err.substr(0, 400);
+    }
 }
 
 }  // namespace
