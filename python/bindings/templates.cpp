@@ -313,6 +313,9 @@ std::string iteration_error(const std::string& class_name, const IterationSpace&
     return "";
 }
 
+// How deep templates may hold templates (kernel argument t, t.child, t.child.child, ...).
+constexpr size_t kMaxTemplateDepth = 256;
+
 struct Expander {
     std::vector<detail::Arg>& extras;
     size_t first_index;
@@ -324,6 +327,18 @@ struct Expander {
             raise_python(PyExc_TypeError, "template '" + path +
                                               "' holds itself; a template may hold other "
                                               "templates, but not in a cycle");
+        }
+        // Each nesting level is expanded, interned and lowered recursively; an unbounded depth
+        // would end in a stack overflow (hardening round three, defect 3: 20,000 nested
+        // instances crashed).
+        if (stack.size() >= kMaxTemplateDepth) {
+            std::string shown = path.size() > 160
+                                    ? path.substr(0, 70) + "..." + path.substr(path.size() - 70)
+                                    : path;
+            raise_python(PyExc_TypeError, "templates nest deeper than " +
+                                              std::to_string(kMaxTemplateDepth) + " ('" + shown +
+                                              "'); a template may hold templates at most " +
+                                              std::to_string(kMaxTemplateDepth) + " deep");
         }
         stack.push_back(obj.ptr());
         nb::handle cls = nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())));

@@ -210,6 +210,36 @@ def test_nested_templates_and_function_attributes(backend):
     np.testing.assert_array_equal(out.to_numpy(), np.array([1, 4, 9, 16]) + np.arange(4) * 0.5)
 
 
+@tack.data_oriented
+class _Link:
+    def __init__(self, child, v):
+        if child is not None:
+            self.child = child
+        self.v = v
+
+
+@tack.kernel
+def _read_link(t, out):
+    for i in range(out.shape[0]):
+        out[i] = t.v
+
+
+def test_templates_nest_at_most_256_deep():
+    # Hardening round three, defect 3: 20,000 nested instances crashed the process.
+    def chain(depth):
+        node = None
+        for i in range(depth):
+            node = _Link(node, float(i))
+        return node
+
+    out = tack.field(tack.f32, (2,))
+    _read_link(chain(256), out)
+    assert out.to_numpy().tolist() == [255.0, 255.0]
+    for depth in (257, 20_000):
+        with pytest.raises(TypeError, match=r"templates nest deeper than 256 \('t\.child\.child"):
+            _read_link(chain(depth), out)
+
+
 def test_a_self_containing_template_is_refused():
     @tack.data_oriented
     class Loop:
