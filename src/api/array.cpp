@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/backend.hpp"
+#include "runtime/fork_guard.hpp"
 #include "runtime/host_ops.hpp"
 #include "runtime/registry.hpp"
 #include "tack/tack.hpp"
@@ -21,8 +22,12 @@ runtime::HostParallelism host_parallelism(runtime::Backend& backend) {
             }};
 }
 
+// Every allocation and wrap goes through here: a fork child meets the fork guard before its
+// parent's driver.
 std::shared_ptr<runtime::Backend> backend_for(const Device& dev) {
-    return dev.valid() ? dev.backend() : runtime::default_backend_ptr();
+    auto backend = dev.valid() ? dev.backend() : runtime::default_backend_ptr();
+    runtime::require_unforked(*backend);
+    return backend;
 }
 
 void check_shape(const Shape& shape) {
@@ -53,6 +58,7 @@ size_t byte_count(DType dtype, const Shape& shape) {
 class HostView {
   public:
     explicit HostView(const Array& a) {
+        runtime::require_unforked(a.buffer()->backend());
         a.buffer()->backend().synchronize();  // DECISIONS G9: the host waits where it reads
         ptr_ = a.host_data();
         if (!ptr_) {
@@ -181,6 +187,7 @@ Array Array::from_host_bytes(DType dtype, const void* data, size_t count, const 
                          std::to_string(count) + " elements");
     }
     Array a = empty_array(dtype, shape, dev);
+    runtime::require_unforked(a.buffer_->backend());
     a.buffer_->write(0, data, a.nbytes());
     return a;
 }
@@ -289,6 +296,7 @@ void Array::write_bytes(const void* src, size_t count) const {
 void Array::fill_scalar(Scalar value) const {
     if (!buffer_) throw ValueError("fill() on an empty Array handle");
     require_writable(*this, "fill");
+    runtime::require_unforked(buffer_->backend());
     uint64_t bits = runtime::convert_scalar(value, dtype_);
     auto count = static_cast<size_t>(size());
     auto elem = static_cast<size_t>(size_bytes(dtype_));
@@ -305,6 +313,7 @@ void Array::fill_scalar(Scalar value) const {
 
 Array Array::copy() const {
     if (!buffer_) throw ValueError("copy() on an empty Array handle");
+    runtime::require_unforked(buffer_->backend());
     // Device memory: the backend queues the copy with its launches, with no host round trip.
     if (!host_data()) {
         Array out = empty_array(dtype_, shape_, device());
@@ -357,6 +366,7 @@ Scalar Array::at(std::span<const int64_t> index) const {
 static std::optional<double> device_reduce(const Array& a, const runtime::Buffer& b,
                                            runtime::ReduceKind op) {
     runtime::Backend& backend = b.backend();
+    runtime::require_unforked(backend);
     if (!backend.supports_device_reductions()) return std::nullopt;
     return backend.reduce_array(b, a.dtype(), a.size(), op);
 }

@@ -3,6 +3,7 @@
 
 #include "runtime/backend.hpp"
 #include "runtime/debug_mode.hpp"
+#include "runtime/fork_guard.hpp"
 #include "runtime/registry.hpp"
 #include "tack/tack.hpp"
 
@@ -45,6 +46,7 @@ std::vector<std::string> Device::device_options() const {
     return {opts.begin(), opts.end()};
 }
 void Device::synchronize() const {
+    runtime::require_unforked(backend_of(backend_));
     backend_of(backend_).synchronize();
 }
 bool Device::debug() const {

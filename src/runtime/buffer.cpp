@@ -4,6 +4,7 @@
 #include <new>
 
 #include "runtime/backend.hpp"
+#include "runtime/fork_guard.hpp"
 #include "support/env.hpp"
 
 #if defined(__linux__)
@@ -37,12 +38,16 @@ void* allocate_host(std::size_t padded) {
 }
 }  // namespace
 
+// The host's ways into a buffer meet the fork guard first: in a fork child, the parent's
+// device driver would wait forever for threads it no longer has.
 void Buffer::share() {
+    require_unforked(*backend_);
     shared_.store(true, std::memory_order_relaxed);
     backend().synchronize();  // DECISIONS G9: memory leaves Tack here
 }
 
 void Buffer::synchronize() const {
+    require_unforked(*backend_);
     backend_->synchronize();
 }
 
@@ -51,6 +56,7 @@ void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
 }
 
 void Buffer::write_in_order(std::size_t offset, const void* src, std::size_t n) {
+    require_unforked(*backend_);
     const bool queued = copies_in_queue_order();
     if (!queued) backend().synchronize();
     write(offset, src, n);
@@ -58,6 +64,7 @@ void Buffer::write_in_order(std::size_t offset, const void* src, std::size_t n) 
 }
 
 void Buffer::read_in_order(std::size_t offset, void* dst, std::size_t n) const {
+    require_unforked(*backend_);
     // An empty read still waits: it is where a queued launch's error surfaces (G9).
     if (!copies_in_queue_order() || n == 0) backend().synchronize();
     read(offset, dst, n);

@@ -13,6 +13,7 @@
 #include "runtime/checks.hpp"
 #include "runtime/debug_mode.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/fork_guard.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/registry.hpp"
@@ -235,6 +236,7 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
     auto release = [gate] {
         if (gate) gate->release();
     };
+    require_unforked(backend);
     try {
         // Validation may ask Python about names, and call_once waits for another thread's run.
         if (!validated_done_.load(std::memory_order_acquire)) release();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/fork_guard.hpp"
 #include "support/env.hpp"
 
 namespace tack::runtime {
@@ -71,7 +72,9 @@ std::optional<bool> take_debug_option(DeviceOptions& options) {
 
 std::shared_ptr<Backend> construct(const BackendEntry& entry, const DeviceOptions& options,
                                    std::optional<bool> debug) {
+    require_unforked(entry.name);
     std::shared_ptr<Backend> b = entry.create(options);
+    if (entry.name != "cpu") note_device_driver_opened();
     b->set_debug(debug.value_or(support::env_debug()));
     std::lock_guard lock(registry().mutex);
     auto& live = registry().live;
@@ -178,8 +181,10 @@ void synchronize_all() {
             if (auto b = w.lock()) live.push_back(std::move(b));
         }
     }
-    for (auto& b : live)
+    for (auto& b : live) {
+        if (lost_to_fork(*b)) continue;  // a fork child cannot have queued work there
         b->synchronize();
+    }
 }
 
 }  // namespace tack::runtime

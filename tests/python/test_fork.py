@@ -9,6 +9,8 @@ import textwrap
 
 import pytest
 
+import tack
+
 from conftest import python_env
 
 SCRIPT = textwrap.dedent("""
@@ -70,3 +72,62 @@ def test_kernels_run_and_compile_in_forked_children(tmp_path):
     assert out.returncode == 0, out.stderr
     # The parent fanned out before the fork, and the children's calls took the fan-out path.
     assert out.stdout.split() == ["ok", "True", "True"]
+
+
+DEVICE_SCRIPT = textwrap.dedent("""
+    import multiprocessing as mp
+    import numpy as np
+    import tack
+
+    @tack.kernel
+    def inc(x):
+        for i in range(x.shape[0]):
+            x[i] = x[i] + 1.0
+
+    def child(_):
+        said = []
+        for attempt in (lambda: inc(x), lambda: x.to_numpy(), lambda: tack.zeros(tack.f32, 4),
+                        lambda: tack.init("opencl")):
+            try:
+                attempt()
+                said.append("ran")
+            except RuntimeError as e:
+                said.append("spawn" in str(e) and "fork()" in str(e))
+        tack.init(tack.cpu)  # the CPU backend still works in the child
+        y = tack.field_like(np.zeros(4, np.float32))
+        inc(y)
+        tack.sync()
+        return said, y.to_numpy().tolist()
+
+    if __name__ == "__main__":
+        tack.init("opencl")
+        x = tack.field_like(np.zeros(4, np.float32))
+        inc(x)
+        with mp.get_context("fork").Pool(1) as pool:
+            said, values = pool.map(child, [0])[0]
+        inc(x)  # the parent's device is untouched
+        print(said, values, x.to_numpy().tolist())
+    """)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
+def test_a_fork_child_refuses_its_parents_device_at_once(tmp_path):
+    # Hardening round three, defect 9: a fork child of a process that used opencl hung at its
+    # first launch. Every device call now raises at once, naming fork() and the spawn start
+    # method; the CPU backend still runs there.
+    try:
+        tack.device("opencl")
+    except RuntimeError:
+        pytest.skip("no OpenCL device")
+    finally:
+        tack.init(tack.cpu)
+    script = tmp_path / "fork_device.py"
+    script.write_text(DEVICE_SCRIPT)
+    env = python_env()
+    env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    said, child_values, parent_values = out.stdout.strip().split("] [")
+    assert said == "[True, True, True, True"
+    assert child_values == "1.0, 1.0, 1.0, 1.0" and parent_values == "2.0, 2.0, 2.0, 2.0]"
