@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 
 #include "bindings.hpp"
 
@@ -47,6 +48,33 @@ T value_of(PyObject* o) {
     return v;
 }
 
+// The integer of `size` bytes stored in `o`, by CONTRACT B2's rule; false for another size.
+template <class T8, class T16, class T32, class T64>
+bool read_integer(std::uint8_t size, PyObject* o, Scalar& out) {
+    auto typed = [](auto v) {
+        if constexpr (std::is_signed_v<decltype(v)>)
+            return signed_scalar(v);
+        else
+            return unsigned_scalar(v);
+    };
+    switch (size) {
+        case 1:
+            out = typed(value_of<T8>(o));
+            return true;
+        case 2:
+            out = typed(value_of<T16>(o));
+            return true;
+        case 4:
+            out = typed(value_of<T32>(o));
+            return true;
+        case 8:
+            out = typed(value_of<T64>(o));
+            return true;
+        default:
+            return false;
+    }
+}
+
 // The scalar stored in `o`, a NumPy scalar of type `t`; false for a kind or size Tack does not
 // read this way (float16, longdouble, complex: the general path decides).
 bool read(const ScalarType& t, PyObject* o, Scalar& out) {
@@ -55,17 +83,11 @@ bool read(const ScalarType& t, PyObject* o, Scalar& out) {
             out = {DType::i32, value_of<std::uint8_t>(o) != 0 ? 1u : 0u};
             return true;
         case 'i':
-            if (t.size == 1) out = signed_scalar(value_of<std::int8_t>(o));
-            if (t.size == 2) out = signed_scalar(value_of<std::int16_t>(o));
-            if (t.size == 4) out = signed_scalar(value_of<std::int32_t>(o));
-            if (t.size == 8) out = signed_scalar(value_of<std::int64_t>(o));
-            return t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
+            return read_integer<std::int8_t, std::int16_t, std::int32_t, std::int64_t>(t.size, o,
+                                                                                       out);
         case 'u':
-            if (t.size == 1) out = unsigned_scalar(value_of<std::uint8_t>(o));
-            if (t.size == 2) out = unsigned_scalar(value_of<std::uint16_t>(o));
-            if (t.size == 4) out = unsigned_scalar(value_of<std::uint32_t>(o));
-            if (t.size == 8) out = unsigned_scalar(value_of<std::uint64_t>(o));
-            return t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
+            return read_integer<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t>(t.size,
+                                                                                           o, out);
         case 'f': {
             double d;
             if (t.size == 4) d = value_of<float>(o);

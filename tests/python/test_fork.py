@@ -61,15 +61,21 @@ SCRIPT = textwrap.dedent("""
     """)
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
-def test_kernels_run_and_compile_in_forked_children(tmp_path):
-    script = tmp_path / "fork_children.py"
-    script.write_text(SCRIPT)
+def run_script(tmp_path, text):
+    """Runs `text` as a script in a fresh process with a cache of its own; its output."""
+    script = tmp_path / "script.py"
+    script.write_text(text)
     env = python_env()
     env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
+    return out
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
+def test_kernels_run_and_compile_in_forked_children(tmp_path):
+    out = run_script(tmp_path, SCRIPT)
     # The parent fanned out before the fork, and the children's calls took the fan-out path.
     assert out.stdout.split() == ["ok", "True", "True"]
 
@@ -121,13 +127,7 @@ def test_a_fork_child_refuses_its_parents_device_at_once(tmp_path):
         pytest.skip("no OpenCL device")
     finally:
         tack.init(tack.cpu)
-    script = tmp_path / "fork_device.py"
-    script.write_text(DEVICE_SCRIPT)
-    env = python_env()
-    env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
+    out = run_script(tmp_path, DEVICE_SCRIPT)
     said, child_values, parent_values = out.stdout.strip().split("] [")
     assert said == "[True, True, True, True"
     assert child_values == "1.0, 1.0, 1.0, 1.0" and parent_values == "2.0, 2.0, 2.0, 2.0]"

@@ -158,6 +158,19 @@ def _run_lengths(starts, counts, m, n):
         counts[r] = end - starts[r]
 
 
+@tack.func
+def _combine(acc, v, op):
+    """acc combined with v by op (0 sum, 1 min, 2 max)."""
+    if op == 0:
+        acc = acc + v
+    elif op == 1:
+        if v < acc:
+            acc = v
+    elif v > acc:
+        acc = v
+    return acc
+
+
 @tack.kernel
 def _reduce_runs(starts, values, out, op, m, n):
     for r in range(m):
@@ -167,14 +180,7 @@ def _reduce_runs(starts, values, out, op, m, n):
             end = starts[r + 1]
         acc = values[s]
         for j in range(s + 1, end):
-            v = values[j]
-            if op == 0:
-                acc = acc + v
-            elif op == 1:
-                if v < acc:
-                    acc = v
-            elif v > acc:
-                acc = v
+            acc = _combine(acc, values[j], op)
         out[r] = acc
 
 
@@ -189,14 +195,7 @@ def _reduce_runs_rows(starts, values, out, op, m, n, width):
             end = starts[r + 1]
         acc = values[s * width + c]
         for j in range(s + 1, end):
-            v = values[j * width + c]
-            if op == 0:
-                acc = acc + v
-            elif op == 1:
-                if v < acc:
-                    acc = v
-            elif v > acc:
-                acc = v
+            acc = _combine(acc, values[j * width + c], op)
         out[rc] = acc
 
 
