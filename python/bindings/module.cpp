@@ -3,6 +3,7 @@
 #include "bindings.hpp"
 #include "builtins/builtins.hpp"
 #include "frontend/definition.hpp"
+#include "sema/sema.hpp"
 
 namespace tack::python {
 
@@ -35,6 +36,9 @@ NB_MODULE(_tack, m) {
     init_aio(m);
     init_algorithms(m);
     m.def("_builtin_names", &builtin_names);
+    // tack.Vector.field and tack.Matrix.field check their shapes against the core's limits.
+    m.attr("_MAX_VECTOR_COMPONENTS") = tack::sema::kMaxVectorComponents;
+    m.attr("_MAX_MATRIX_EXTENT") = tack::sema::kMaxMatrixExtent;
     m.def("_definition_lines",
           [](const std::string& text) { return tack::frontend::definition_lines(text); });
     // The same from byte `offset` of a whole file's UTF-8 text, read in place: each of a

@@ -80,8 +80,9 @@ class Vector:
     @staticmethod
     def field(n, dtype=f32, shape=()):
         n = operator.index(n)
-        if not 1 <= n <= 64:
-            raise ValueError(f"Vector.field({n}): vectors have 1 to 64 components")
+        most = _tack._MAX_VECTOR_COMPONENTS
+        if not 1 <= n <= most:
+            raise ValueError(f"Vector.field({n}): vectors have 1 to {most} components")
         return _tack._field(dtype, _shape(shape), (n,))
 
 
@@ -100,8 +101,9 @@ class Matrix:
     @staticmethod
     def field(n, m, dtype=f32, shape=()):
         n, m = operator.index(n), operator.index(m)
-        if not (1 <= n <= 4 and 1 <= m <= 4):
-            raise ValueError(f"Matrix.field({n}, {m}): matrices are at most 4x4")
+        most = _tack._MAX_MATRIX_EXTENT
+        if not (1 <= n <= most and 1 <= m <= most):
+            raise ValueError(f"Matrix.field({n}, {m}): matrices are at most {most}x{most}")
         return _tack._field(dtype, _shape(shape), (n, m))
 
 

@@ -81,8 +81,11 @@ class SignatureParser {
             dims[k++] = std::stoi(std::string(s.substr(0, digits)));
             s.remove_prefix(digits);
         }
-        if (dims[0] < 1 || (k == 2 && (dims[0] > 4 || dims[1] < 1 || dims[1] > 4)))
-            bad_signature(text_, "vectors have 1 or more components, matrices at most 4x4");
+        // The limits Python's Vector.field and Matrix.field apply (a 65-vector was accepted).
+        if (dims[0] < 1 || (k == 1 && dims[0] > kMaxVectorComponents) ||
+            (k == 2 && (dims[0] > kMaxMatrixExtent || dims[1] < 1 || dims[1] > kMaxMatrixExtent)))
+            bad_signature(text_, "vectors have 1 to " + std::to_string(kMaxVectorComponents) +
+                                     " components, matrices at most 4x4");
         arg.elem_rows = dims[0];
         arg.elem_cols = k == 2 ? dims[1] : 0;
     }

@@ -11,8 +11,8 @@ namespace tack::sema::lower {
 
 namespace {
 
-constexpr int kMaxMatrix = 4;   // A28: matrices up to 4x4
-constexpr int kMaxVector = 64;  // generous: vectors are scalarized, so code size grows with n
+constexpr int kMaxMatrix = kMaxMatrixExtent;
+constexpr int kMaxVector = kMaxVectorComponents;
 
 ir::ExprPtr i64_imm(int64_t v, SourceRange r) {
     return ir::IntImm::make_i64(v, r);

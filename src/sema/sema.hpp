@@ -11,6 +11,12 @@
 
 namespace tack::sema {
 
+/// Vectors have 1 to 64 components (generous: vectors are scalarized, so code size grows with
+/// n), matrices 1x1 to 4x4 (CONTRACT A28): kernel values, vector fields (tack.Vector.field reads
+/// it from the extension) and tackc's --args alike.
+inline constexpr int kMaxVectorComponents = 64;
+inline constexpr int kMaxMatrixExtent = 4;
+
 /// The type of one kernel argument as dispatch sees it (CONTRACT D3 param_sig).
 struct ArgType {
     bool is_array = false;

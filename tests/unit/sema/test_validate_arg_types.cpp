@@ -38,6 +38,26 @@ TEST(ArgTypes, RejectsMalformedText) {
     }
 }
 
+// The element shapes tack.Vector.field and tack.Matrix.field accept, and no others (hardening
+// round three: f32x65[:] was accepted though Python refuses a 65-vector).
+TEST(ArgTypes, VectorAndMatrixFieldsHaveThePythonLimits) {
+    std::vector<ArgType> v = parse_arg_types("f32x64[:],f32x4x4[:,:]");
+    EXPECT_EQ(v[0].elem_rows, kMaxVectorComponents);
+    EXPECT_EQ(v[1].elem_rows, kMaxMatrixExtent);
+    EXPECT_EQ(v[1].elem_cols, kMaxMatrixExtent);
+    for (const char* bad : {"f32x65[:]", "f32x0[:]", "f32x5x2[:]", "f32x2x5[:]", "f32x2x0[:]"}) {
+        try {
+            parse_arg_types(bad);
+            ADD_FAILURE() << "accepted '" << bad << "'";
+        } catch (const diag::CompileError& e) {
+            EXPECT_NE(e.first().message.find("vectors have 1 to 64 components, matrices at most "
+                                             "4x4"),
+                      std::string::npos)
+                << e.first().message;
+        }
+    }
+}
+
 TEST(ArgTypes, UnknownDtypeIsNamed) {
     try {
         parse_arg_types("f32[:],half");
