@@ -166,6 +166,17 @@ std::string unsafe_reason(const std::string& dir) {
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
         return "is writable by group or others (run 'chmod 700' on it to enable the cache)";
     }
+    // Root owns '/' with mode 755, so the checks above pass there: entries would be written
+    // among the system's top-level directories (hardening round three). Refused by name.
+    std::error_code ec;
+    if (fs::equivalent(dir, "/", ec)) return "is the root of the file system; name a directory";
+    // A directory that takes no files (/proc/self, a read-only mount) would leave the cache
+    // silently unused: each store would fail. One probe says so at once.
+    std::string probe = dir + "/" + temp_name();
+    int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return "does not take new files (" + std::string(strerror(errno)) + ")";
+    ::close(fd);
+    ::unlink(probe.c_str());
     return "";
 }
 
@@ -183,12 +194,11 @@ DiskCache DiskCache::from_environment() {
 DiskCache::DiskCache(std::optional<std::string> dir) {
     if (!dir || dir->empty()) return;
     dir_ = *dir;
-    if (!make_private_dirs(dir_)) {
-        warn_once(dir_, "could not be created (" + std::string(strerror(errno)) + ")");
-        return;
-    }
-    std::string why = unsafe_reason(dir_);
+    std::string why = make_private_dirs(dir_)
+                          ? unsafe_reason(dir_)
+                          : "could not be created (" + std::string(strerror(errno)) + ")";
     if (!why.empty()) {
+        refused_ = "'" + dir_ + "' " + why;
         warn_once(dir_, why);
         return;
     }

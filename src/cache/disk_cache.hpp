@@ -8,8 +8,9 @@
 //
 // The directory comes from TACK_CACHE_DIR (default $XDG_CACHE_HOME/tack or ~/.cache/tack; empty
 // or `off` disables), is created with mode 0700, and is refused (one warning on stderr, cache
-// disabled) when another user owns it or group/others can write it: a shared writable directory
-// would let anyone plant machine code we then execute.
+// disabled) when another user owns it or group/others can write it (a shared writable directory
+// would let anyone plant machine code we then execute), when it is the root of the file system,
+// or when it takes no new files (/proc/self, a read-only mount).
 
 #include <cstdint>
 #include <optional>
@@ -35,6 +36,9 @@ class DiskCache {
 
     bool enabled() const { return enabled_; }
     const std::string& dir() const { return dir_; }
+    /// Why a named directory is refused ("'/' is the root of the file system; ..."), the text
+    /// of the warning; "" when enabled or when no directory was named.
+    const std::string& refused_because() const { return refused_; }
 
     /// `key` is the full key string (see make_key); the file name is its hex digest.
     std::optional<std::vector<uint8_t>> load(const std::string& key) const;
@@ -49,6 +53,7 @@ class DiskCache {
 
   private:
     std::string dir_;
+    std::string refused_;
     bool enabled_ = false;
 };
 

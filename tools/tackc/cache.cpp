@@ -1,10 +1,5 @@
 // tackc cache info|clear: the disk cache of compiled variants (DECISIONS "Disk cache").
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <string_view>
 
@@ -16,18 +11,13 @@ namespace tack::tackc {
 
 namespace {
 
-// Why the cache the runtime would use is off, in the terms a user can act on. DiskCache
-// refuses a directory for the same reasons (disk_cache.cpp) and warns on stderr.
+// Why the cache the runtime would use is off, in the terms a user can act on: the setting, or
+// DiskCache's own reason for refusing the directory (the text of its warning).
 std::string disabled_reason(const cache::DiskCache& cache) {
     if (auto raw = support::env_string("TACK_CACHE_DIR"); raw && !support::env_cache_dir())
         return "TACK_CACHE_DIR is '" + *raw + "'";
     if (cache.dir().empty()) return "TACK_CACHE_DIR, XDG_CACHE_HOME and HOME are unset";
-    struct stat st {};
-    if (::stat(cache.dir().c_str(), &st) != 0)
-        return "'" + cache.dir() + "' cannot be created (" + std::strerror(errno) + ")";
-    if (!S_ISDIR(st.st_mode)) return "'" + cache.dir() + "' is not a directory";
-    if (st.st_uid != ::geteuid()) return "'" + cache.dir() + "' is owned by another user";
-    return "'" + cache.dir() + "' is writable by group or others (chmod 700 it)";
+    return cache.refused_because();
 }
 
 int cache_info(const cache::DiskCache& cache) {

@@ -292,6 +292,39 @@ TEST(DiskCache, RefusesDirectoryWritableByOthers) {
     }
 }
 
+// Hardening round three: as root, TACK_CACHE_DIR=/ passed the ownership and mode checks and
+// entries went into '/'; /proc/self passed them too and every store failed in silence.
+TEST(DiskCache, RefusesTheRootAndDirectoriesThatTakeNoFiles) {
+    const std::pair<const char*, const char*> refused[] = {
+        {"/", "'/' "},  // owned by root: "is the root ..." as root, another user's otherwise
+        {"/proc/self", "'/proc/self' "},
+    };
+    for (const auto& [dir, start] : refused) {
+        if (!fs::exists(dir)) continue;
+        testing::internal::CaptureStderr();
+        DiskCache cache(std::string{dir});
+        std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_FALSE(cache.enabled()) << dir;
+        EXPECT_EQ(cache.refused_because().rfind(start, 0), 0u) << cache.refused_because();
+        EXPECT_NE(err.find(cache.refused_because().substr(std::string(start).size())),
+                  std::string::npos)
+            << err;
+    }
+    if (::geteuid() == 0) {
+        EXPECT_EQ(DiskCache(std::string{"/"}).refused_because(),
+                  "'/' is the root of the file system; name a directory");
+        EXPECT_EQ(DiskCache(std::string{"/proc/self"})
+                      .refused_because()
+                      .rfind("'/proc/self' does not take new files (", 0),
+                  0u);
+    }
+    TempDir tmp;
+    DiskCache fine(tmp.path());
+    EXPECT_TRUE(fine.enabled());
+    EXPECT_EQ(fine.refused_because(), "");
+    EXPECT_TRUE(fs::is_empty(tmp.path()));  // the probe file is gone again
+}
+
 TEST(DiskCache, RefusesDirectoryOwnedByAnotherUser) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown a directory to another user";
     TempDir tmp;
