@@ -5,7 +5,9 @@
   (b) saxpy f32 n = 2^24 called from Python vs the same kernel called natively from C++
       (tack._tack._time_native_calls: the C++ call path timed in a C++ loop), ratio;
   (c) first call of a new kernel (compile, cold disk cache, new process), first call in a new
-      process with a warm disk cache, and `import tack` (wall and CPU, new process).
+      process with a warm disk cache, and `import tack` (wall and CPU, new process);
+  (d) a kernel called after 0.2-1 ms of other Python work against back to back, and the CPU
+      the thread pool's spin costs.
 
     PYTHONPATH=python .venv/bin/python benchmarks/bench_python.py [--quick]
 
@@ -54,10 +56,10 @@ def per_call_median(call, batch=1000, batches=101):
     return statistics.median(samples)
 
 
-def tack_launch():
+def tack_launch(scalar=2.0):
     tack.init(tack.cpu)
     x, y, z = (tack.field(tack.f32, 1) for _ in range(3))
-    return per_call_median(lambda: tack_k4(x, y, z, 2.0))
+    return per_call_median(lambda: tack_k4(x, y, z, scalar))
 
 
 @contextlib.contextmanager
@@ -130,6 +132,11 @@ def bench_launch():
     print("(a) launch overhead: 1-element kernel, 4 arguments (3 f32 arrays + f32), median/call")
     t_tack = tack_launch()
     print(f"    tack   {t_tack * 1e6:8.3f} us   (target <= 2 us)")
+    # A NumPy scalar argument, read by the binding like a Python number (issue 25).
+    for scalar in (np.float32(2.0), np.float64(2.0), np.int64(2)):
+        t = tack_launch(scalar)
+        print(f"    tack, np.{type(scalar).__name__:8s} {t * 1e6:8.3f} us   "
+              f"/ Python float = {t / t_tack:.3f}   (target <= 1.1)")
     for name, fn in (("warp", warp_launch), ("numba", numba_launch)):
         t, note = fn()
         if t is None:
@@ -232,6 +239,52 @@ def bench_first_calls():
     )
 
 
+# --- (d) a launch after a gap of other Python work -----------------------------------------
+
+
+@tack.kernel
+def gap_kernel(x, y, a):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i] * 0.5
+
+
+def bench_gaps():
+    """A ~50 us kernel called back to back, then after 0.2, 0.5 and 1 ms of Python work: the
+    thread pool's workers spin through gaps like the recent ones (issue 25), and the process's
+    CPU time per wall second shows what the spin costs."""
+    print("(d) a 2^19-element kernel after a gap of Python work, median per call")
+    tack.init(tack.cpu)
+    n = 1 << 19
+    x = tack.field_like(np.random.default_rng(0).random(n, dtype=np.float32))
+    y = tack.field(tack.f32, n)
+    for _ in range(50):
+        gap_kernel(x, y, 1.5)
+
+    def timed(gap, reps=100 if QUICK else 400):
+        times = []
+        c0, w0 = time.process_time(), time.perf_counter()
+        for _ in range(reps):
+            until = time.perf_counter() + gap
+            while time.perf_counter() < until:
+                pass
+            t0 = time.perf_counter()
+            gap_kernel(x, y, 1.5)
+            times.append(time.perf_counter() - t0)
+        cpu = (time.process_time() - c0) / (time.perf_counter() - w0)
+        return statistics.median(times), cpu
+
+    rounds = {g: [] for g in (0.0, 0.0002, 0.0005, 0.001)}
+    for _ in range(1 if QUICK else 3):  # the gaps take turns, so a drift falls on all alike
+        for g in rounds:
+            rounds[g].append(timed(g))
+    base = statistics.median(t for t, _ in rounds[0.0])
+    for g, v in rounds.items():
+        t = statistics.median(a for a, _ in v)
+        cpu = statistics.median(c for _, c in v)
+        print(f"    gap {g * 1e3:3.1f} ms: {t * 1e6:7.1f} us  / back to back = {t / base:.3f}"
+              f"  (target <= 1.1)  process CPU per wall second {cpu:.2f}")
+
+
 def main():
     print(
         f"tack {tack.__version__}, Python {sys.version.split()[0]}, NumPy {np.__version__}, "
@@ -240,6 +293,7 @@ def main():
     bench_launch()
     bench_saxpy()
     bench_first_calls()
+    bench_gaps()
 
 
 if __name__ == "__main__":
