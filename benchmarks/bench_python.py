@@ -7,7 +7,8 @@
   (c) first call of a new kernel (compile, cold disk cache, new process), first call in a new
       process with a warm disk cache, and `import tack` (wall and CPU, new process);
   (d) a kernel called after 0.2-1 ms of other Python work against back to back, and the CPU
-      the thread pool's spin costs.
+      the thread pool's spin costs;
+  (e) Field.fill's bandwidth against the copy kernel's and NumPy's in the same run.
 
     PYTHONPATH=python .venv/bin/python benchmarks/bench_python.py [--quick]
 
@@ -285,6 +286,47 @@ def bench_gaps():
               f"  (target <= 1.1)  process CPU per wall second {cpu:.2f}")
 
 
+# --- (e) a fill against a copy's bandwidth ------------------------------------------------
+
+
+@tack.kernel
+def copy_kernel(src, dst):
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+def bench_fill():
+    """Field.fill of 2^24 f32 (the pool's chunks, streaming stores) against the copy kernel and
+    NumPy's copy in the same run, in bytes moved per second (issue 25: fill >= 0.9x copy)."""
+    print("(e) fill f32 2^24 against copy bandwidth, median per call")
+    tack.init(tack.cpu)
+    n = 1 << 24
+    f, src, dst = tack.field(tack.f32, n), tack.field_like(np.ones(n, np.float32)), tack.field(
+        tack.f32, n)
+    a, b = np.empty(n, np.float32), np.ones(n, np.float32)
+
+    def rate(fn, nbytes, reps=5 if QUICK else 15):
+        fn()
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            tack.sync()
+            times.append(time.perf_counter() - t0)
+        return nbytes / statistics.median(times) / 1e9
+
+    fill, copy, np_copy = [], [], []
+    for _ in range(1 if QUICK else 5):
+        fill.append(rate(lambda: f.fill(2.5), 4 * n))
+        copy.append(rate(lambda: copy_kernel(src, dst), 8 * n))
+        np_copy.append(rate(lambda: np.copyto(a, b), 8 * n))
+    fill_gbs, best = statistics.median(fill), max(statistics.median(copy),
+                                                 statistics.median(np_copy))
+    print(f"    fill {fill_gbs:6.1f} GB/s   tack copy {statistics.median(copy):6.1f} GB/s   "
+          f"NumPy copy {statistics.median(np_copy):6.1f} GB/s   fill / best copy = "
+          f"{fill_gbs / best:.3f}   (target >= 0.9)")
+
+
 def main():
     print(
         f"tack {tack.__version__}, Python {sys.version.split()[0]}, NumPy {np.__version__}, "
@@ -294,6 +336,7 @@ def main():
     bench_saxpy()
     bench_first_calls()
     bench_gaps()
+    bench_fill()
 
 
 if __name__ == "__main__":
