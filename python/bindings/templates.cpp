@@ -320,6 +320,10 @@ struct Expander {
     std::vector<detail::Arg>& extras;
     size_t first_index;
     std::vector<PyObject*> stack;  // instances being expanded (self-cycles)
+    // Instances already expanded in this argument: one held at several paths (t.a and t.b the
+    // same child) is expanded once and its template and extra arguments are shared, so a DAG
+    // costs its size, not its number of paths (hardening round three, defect 7: 2^depth).
+    std::unordered_map<PyObject*, int> expanded;
 
     // `path`: where the instance is, unquoted ("cells", "cells.base").
     int expand(nb::handle obj, const std::string& path) {
@@ -340,6 +344,7 @@ struct Expander {
                                               "'); a template may hold templates at most " +
                                               std::to_string(kMaxTemplateDepth) + " deep");
         }
+        if (auto done = expanded.find(obj.ptr()); done != expanded.end()) return done->second;
         stack.push_back(obj.ptr());
         nb::handle cls = nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())));
         sema::TemplateInfo info;
@@ -370,7 +375,9 @@ struct Expander {
         for (auto& [name, m] : members)
             info.members.push_back(std::move(m));
         stack.pop_back();
-        return sema::intern_template(std::move(info));
+        int id = sema::intern_template(std::move(info));
+        expanded.emplace(obj.ptr(), id);
+        return id;
     }
 
     // A field or scalar member taking the next extra argument.
@@ -408,7 +415,7 @@ int expand_template(nb::handle obj, size_t first_index, std::vector<detail::Arg>
     std::string path = what;  // the kernels' "'cells'"
     if (path.size() >= 2 && path.front() == '\'' && path.back() == '\'')
         path = path.substr(1, path.size() - 2);
-    Expander e{extras, first_index, {}};
+    Expander e{extras, first_index, {}, {}};
     return e.expand(obj, path);
 }
 

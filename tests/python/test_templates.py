@@ -240,6 +240,53 @@ def test_templates_nest_at_most_256_deep():
             _read_link(chain(depth), out)
 
 
+@tack.data_oriented
+class _Leaf:
+    def __init__(self, v, field=None):
+        self.v = v
+        if field is not None:
+            self.f = field
+
+
+@tack.data_oriented
+class _Pair:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+@tack.kernel
+def _read_pair(t, out):
+    for i in range(out.shape[0]):
+        out[i] = t.a.a.v * 10.0 + t.b.b.v + t.a.b.f[i]
+
+
+@tack.kernel
+def _touch(t, out):
+    for i in range(out.shape[0]):
+        out[i] = 1.0
+
+
+def test_a_template_dag_is_expanded_once_per_object():
+    # Hardening round three, defect 7: an instance held at several paths (.a and .b the same
+    # child) was expanded once per path, 2^depth times (depth 13: 18 s), each copy an extra
+    # kernel argument. Now each object is expanded once: a 12-deep DAG passes one field and one
+    # scalar, and shared and distinct children read their own values.
+    f = tack.field_like(np.array([0.5, 0.25], np.float32))
+    node = _Leaf(3.0, f)
+    for _ in range(12):
+        node = _Pair(node, node)
+    out = tack.field(tack.f32, (2,))
+    header = tack.inspect(_touch, node, out, mode="ir").splitlines()[0]
+    assert header.count(":") == 4, header  # t, out, the leaf's field and its scalar
+    _touch(node, out)
+    assert out.to_numpy().tolist() == [1.0, 1.0]
+    shared = _Leaf(2.0, f)
+    top = _Pair(_Pair(shared, shared), _Pair(_Leaf(9.0, f), _Leaf(7.0, f)))
+    _read_pair(top, out)
+    np.testing.assert_array_equal(out.to_numpy(), np.float32(27.0) + f.to_numpy())
+
+
 def test_a_self_containing_template_is_refused():
     @tack.data_oriented
     class Loop:
