@@ -32,6 +32,8 @@ N_STREAM = 1 << 24
 MANDEL = (1024, 1024, 256)
 HEAT = 1024
 NBODY = 4096
+SIM = (64, 256)  # the small grids of the simulation figures
+SIM_STEPS = 1000
 MAX_ITER = tack.constant(256)
 ALPHA = tack.constant(0.2)
 SOFT = tack.constant(1e-3)
@@ -93,6 +95,16 @@ def heat_ref(u):
     return v
 
 
+def sim_ref(u):
+    for _ in range(SIM_STEPS):
+        u = heat_ref(u)
+    return u
+
+
+def sim_close(got, n, d):
+    return close(got, d.sim_ref[n], 1e-4, 1e-5)
+
+
 class Data:
     def __init__(self):
         rng = np.random.default_rng(13)
@@ -105,6 +117,8 @@ class Data:
         self.heat = heat_ref(self.u)
         self.nbody = nbody_ref(self.pos, self.mass)
         self.saxpy = self.y + np.float32(1.5) * self.x  # after the first call (y accumulates)
+        self.sim = {n: rng.random((n, n), dtype=np.float32) for n in SIM}
+        self.sim_ref = {n: sim_ref(u) for n, u in self.sim.items()}
 
 
 def close(a, b, rtol=1e-5, atol=1e-6):
@@ -209,7 +223,32 @@ def tack_impls(d):
                   lambda: close(acc.to_numpy(), d.nbody, 2e-3, 2e-3)),
         "launch": (lambda: t_k4(k[0], k[1], k[2], 2.0), lambda: True),
         "launch-np": (lambda: t_k4(k[0], k[1], k[2], two), lambda: True),
+        **{f"sim{n}": tack_sim(d, n, graph=True) for n in SIM},
     }
+
+
+def tack_sim(d, n, graph):
+    """SIM_STEPS heat steps of an n^2 grid: a replayed launch graph, or the Python loop."""
+    u, v = tack.field_like(d.sim[n]), tack.field_like(d.sim[n].copy())
+    if graph:
+        with tack.capture() as g:
+            t_heat(u, v)
+            t_heat(v, u)
+
+        def run():
+            g.replay(SIM_STEPS // 2)
+            tack.sync()
+    else:
+        def run():
+            for _ in range(SIM_STEPS // 2):
+                t_heat(u, v)
+                t_heat(v, u)
+            tack.sync()
+    return run, lambda: sim_close(u.to_numpy(), n, d)
+
+
+def tack_loop_impls(d):
+    return {f"sim{n}": tack_sim(d, n, graph=False) for n in SIM}
 
 
 # --- Numba ---------------------------------------------------------------------------------
@@ -304,6 +343,14 @@ def numba_impls(d, parallel):
         "heat": (lambda: heat(u, v), lambda: close(v, d.heat, 1e-5, 1e-5)),
         "nbody": (lambda: nbody(d.pos, d.mass, acc), lambda: close(acc, d.nbody, 2e-3, 2e-3)),
     }
+    for n in SIM:
+        su, sv = d.sim[n].copy(), d.sim[n].copy()
+
+        def sim(su=su, sv=sv):
+            for _ in range(SIM_STEPS // 2):
+                heat(su, sv)
+                heat(sv, su)
+        impls[f"sim{n}"] = (sim, lambda su=su, n=n: sim_close(su, n, d))
     if not parallel:
         # Numba types a Python float as float64, so its launch row passes np.float32 too.
         impls["launch"] = (lambda: k4(k[0], k[1], k[2], two), lambda: True)
@@ -420,7 +467,19 @@ def warp_impls(d):
                    lambda: True),
         "launch-np": (lambda: wp.launch(k4, dim=1, inputs=[k[0], k[1], k[2], two], device=dev),
                       lambda: True),
+        **{f"sim{n}": warp_sim(wp, dev, arr, heat, d, n) for n in SIM},
     }, f"Warp {wp.config.version}"
+
+
+def warp_sim(wp, dev, arr, heat, d, n):
+    u, v = arr(d.sim[n]), arr(d.sim[n].copy())
+
+    def run():
+        for _ in range(SIM_STEPS // 2):
+            wp.launch(heat, dim=(n - 2, n - 2), inputs=[u, v], device=dev)
+            wp.launch(heat, dim=(n - 2, n - 2), inputs=[v, u], device=dev)
+        wp.synchronize_device(dev)
+    return run, lambda: sim_close(u.numpy(), n, d)
 
 
 # --- Quadrants (Taichi-style API; NumPy arrays passed as ndarrays, zero-copy on the CPU) ------
@@ -517,7 +576,19 @@ def quadrants_impls(d):
         "nbody": (synced(nbody, d.pos, d.mass, acc), lambda: close(acc, d.nbody, 2e-3, 2e-3)),
         "launch": (lambda: k4(k[0], k[1], k[2], 2.0), lambda: True),
         "launch-np": (lambda: k4(k[0], k[1], k[2], two), lambda: True),
+        **{f"sim{n}": quadrants_sim(qd, heat, d, n) for n in SIM},
     }, f"Quadrants {getattr(qd, '__version__', '')}"
+
+
+def quadrants_sim(qd, heat, d, n):
+    u, v = d.sim[n].copy(), d.sim[n].copy()
+
+    def run():
+        for _ in range(SIM_STEPS // 2):
+            heat(u, v)
+            heat(v, u)
+        qd.sync()
+    return run, lambda: sim_close(u, n, d)
 
 
 def silenced():
@@ -555,11 +626,14 @@ FIGURES = [
     ("nbody", "n-body 4096 f32 step", None, 3),
     ("launch", "1-element launch, 4 args", None, 0),
     ("launch-np", "the same, np.float32 scalar", None, 0),
+    # Tack replays a launch graph; the peers (and "tack loop") launch from a Python loop.
+    ("sim64", f"{SIM_STEPS} heat steps 64^2 (graph)", None, 5),
+    ("sim256", f"{SIM_STEPS} heat steps 256^2 (graph)", None, 3),
 ]
 
 
 def collect(d):
-    impls = {"tack": tack_impls(d)}
+    impls = {"tack": tack_impls(d), "tack loop": tack_loop_impls(d)}
     notes = {}
     for name, make in (("numba prange", lambda: numba_impls(d, True)),
                        ("numba njit", lambda: numba_impls(d, False))):
@@ -641,7 +715,7 @@ def report(times, rounds):
             return (f"{nbytes * N_STREAM / s / 1e9:7.1f} GB/s" if nbytes else
                     f"{s * 1e6:8.3f} us" if fig.startswith("launch") else f"{s * 1e3:8.3f} ms")
 
-        peers = {n: v for n, v in t.items() if n != "tack" and v}
+        peers = {n: v for n, v in t.items() if not n.startswith("tack") and v}
         med = {n: statistics.median(v) for n, v in t.items() if v}
         ratios = []
         for r in range(rounds):
@@ -661,6 +735,12 @@ def report(times, rounds):
         ratio = statistics.median(times["launch-np"]["tack"]) / statistics.median(
             times["launch"]["tack"])
         print(f"tack launch with np.float32 / with a Python float = {ratio:.3f}")
+    for n in SIM:
+        t = times[f"sim{n}"]
+        if t["tack"] and t.get("tack loop"):
+            loops = [lp / gr for lp, gr in zip(t["tack loop"], t["tack"])]
+            print(f"tack graph replay vs tack's own Python loop, {n}^2: "
+                  f"{statistics.median(loops):.3f}x faster")
     if copy_gbs:
         for fig in ("saxpy", "triad"):
             gbs = 12 * N_STREAM / statistics.median(times[fig]["tack"]) / 1e9

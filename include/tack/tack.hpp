@@ -51,6 +51,8 @@ class Backend;
 class Buffer;
 class KernelImpl;
 struct ModuleImpl;
+class GraphCapture;
+class GraphImpl;
 }  // namespace runtime
 
 // -------------------------------------------------------------------------------------------
@@ -316,6 +318,13 @@ struct Scalar {
     T as() const;
 };
 
+/// A scalar argument recorded as a parameter of the graph being captured (Capture::param): each
+/// replay passes the graph's current value, converted as the capture converted this one.
+struct GraphParam {
+    int index = -1;
+    Scalar value;
+};
+
 class Array {
   public:
     Array() = default;
@@ -385,6 +394,8 @@ class Array {
         fill_scalar(Scalar::of(value));
     }
     void fill_scalar(Scalar value) const;
+    /// While capturing a graph, a fill whose value is the parameter's at each replay.
+    void fill(const GraphParam& value) const;
     /// A new array with the same contents on the default device.
     Array copy() const;
     /// A new array converted element-wise with the kernel language's cast rules.
@@ -476,6 +487,7 @@ struct Arg {
     const Array* array = nullptr;
     Scalar scalar;
     int template_id = -1;  // a template instance (Python @tack.data_oriented): expanded args follow
+    int param = -1;        // a graph parameter (Capture::param): its index; `scalar` its value
 };
 inline Arg make_arg(const Array& a) {
     return Arg{&a, {}};
@@ -483,6 +495,9 @@ inline Arg make_arg(const Array& a) {
 template <class T>
 requires std::is_arithmetic_v<T> Arg make_arg(T v) {
     return Arg{nullptr, Scalar::of(v)};
+}
+inline Arg make_arg(const GraphParam& p) {
+    return Arg{nullptr, p.value, -1, p.index};
 }
 }  // namespace detail
 
@@ -527,6 +542,63 @@ class Module {
 
   private:
     std::shared_ptr<runtime::ModuleImpl> impl_;
+};
+
+// -------------------------------------------------------------------------------------------
+// Launch graphs
+// -------------------------------------------------------------------------------------------
+
+/// What a Capture recorded: its launches and fills, replayed in order from C++ with no
+/// dispatch per launch (what the capture resolved, compiled and checked is what runs).
+class Graph {
+  public:
+    Graph() = default;
+    /// Runs the recorded work `times` times, queued as launches are (wait with
+    /// Device::synchronize or a read of an array).
+    void replay(int times = 1) const;
+    /// Sets a parameter for this and later replays (ValueError naming the graph's parameters
+    /// when it has none called `name`; TypeError for a float given to an integer parameter).
+    template <class T>
+    requires std::is_arithmetic_v<T>
+    void set(std::string_view name, T value) const { set_scalar(name, Scalar::of(value)); }
+    void set_scalar(std::string_view name, Scalar value) const;
+    /// A parameter's current value, in the dtype of the value it was captured with.
+    Scalar get(std::string_view name) const;
+    std::vector<std::string> param_names() const;
+    /// Recorded launches and fills.
+    std::size_t size() const;
+    Device device() const;
+    bool valid() const { return impl_ != nullptr; }
+
+  private:
+    friend class Capture;
+    std::shared_ptr<runtime::GraphImpl> impl_;
+};
+
+/// Records, instead of running, the launches and fills the calling thread issues on `device`
+/// while it lives, until finish(). Operations a graph cannot replay (allocating arrays, host
+/// reads and writes, reductions to host values, kernels returning values, debug-mode launches,
+/// work on another device) throw RuntimeError where they are asked for. A destroyed unfinished
+/// capture records nothing.
+class Capture {
+  public:
+    explicit Capture(const Device& device = {});
+    ~Capture();
+    Capture(const Capture&) = delete;
+    Capture& operator=(const Capture&) = delete;
+
+    /// A graph parameter: pass it to a kernel as a scalar argument; replays pass its value.
+    template <class T>
+    requires std::is_arithmetic_v<T> GraphParam param(std::string_view name, T value) {
+        return param_scalar(name, Scalar::of(value));
+    }
+    GraphParam param_scalar(std::string_view name, Scalar value);
+    /// Ends the capture: the graph, ready to replay (its vendor graph, where the device has one,
+    /// built now).
+    Graph finish();
+
+  private:
+    std::unique_ptr<runtime::GraphCapture> capture_;
 };
 
 // -------------------------------------------------------------------------------------------

@@ -146,6 +146,10 @@ void init_templates(nb::module_& m);
 // --- kernels.cpp --------------------------------------------------------------------------------
 
 void init_kernels(nb::module_& m);
+/// graphs.cpp: tack.capture and tack.Graph.
+void init_graphs(nb::module_& m);
+/// A tack.GraphParam as a kernel argument (its value and index); false for anything else.
+bool graph_param_arg(nb::handle h, detail::Arg& out);
 /// algorithms.cpp: backend primitives of tack.algorithms (the native CPU scan).
 void init_algorithms(nb::module_& m);
 /// aio.cpp: queue marks for tack.sync_async and Field.numpy_async.

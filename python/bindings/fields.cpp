@@ -185,6 +185,10 @@ std::string python_type(nb::handle value) {
 // A number sets every component; an element's value (a vector or matrix field) sets every
 // element (CONTRACT C11).
 void fill(Field& f, nb::handle value) {
+    if (detail::Arg p; graph_param_arg(value, p)) {  // a graph parameter while capturing
+        f.array.fill(GraphParam{p.param, p.scalar});
+        return;
+    }
     if (!has_components(value)) {
         Scalar s;
         if (!scalar_from_python(value, s, "fill() value"))

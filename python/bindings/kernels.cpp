@@ -81,6 +81,11 @@ class ArgPack {
                 if (s.dtype == DType::f64 && !any_f64) s = narrow_to_f32(s);
                 continue;
             }
+            if (graph_param_arg(h, out[i])) {
+                // Typed as a number passed here would be; replays convert to this type.
+                if (s.dtype == DType::f64 && !any_f64) s = narrow_to_f32(s);
+                continue;
+            }
             if (is_template_instance(h)) {
                 out[i].template_id = expand_template(h, n_, extras, "'" + k.param_name(i) + "'");
                 s = Scalar::of(int32_t{0});

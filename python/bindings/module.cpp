@@ -32,6 +32,7 @@ NB_MODULE(_tack, m) {
     init_dlpack(m);
     init_environment(m);
     init_kernels(m);
+    init_graphs(m);
     init_templates(m);
     init_aio(m);
     init_algorithms(m);

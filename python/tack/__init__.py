@@ -67,7 +67,10 @@ from ._tack import (
     Device,
     DType,
     Field,
+    Graph,
+    GraphParam,
     Kernel,
+    capture,
     f32,
     f64,
     i8,
@@ -94,14 +97,15 @@ def _dtype_by_name(name):
 
 
 __all__ = [
-    "Array", "Device", "DType", "Field", "Func", "Kernel", "Matrix", "UnsupportedSyntaxError",
-    "Vector", "arange", "array_from_ptr", "atomic_add", "atomic_max", "atomic_min", "barrier",
-    "block_max", "block_min", "block_sum", "concat", "constant", "cpu", "cuda", "debug", "device",
-    "f32", "f64", "field", "field_from_ptr", "field_like", "from_dlpack", "full", "func", "hip",
-    "i8", "i16", "i32", "i64", "init", "inspect", "kernel", "level_zero", "local_array",
-    "local_array_like", "math", "memory_space", "metal", "ndrange", "ones", "opencl", "select",
-    "shared", "shared_like", "sync", "sync_async", "data_oriented", "template", "Texture3D",
-    "texture3d", "thread_id", "u8", "u16", "u32", "u64", "zeros",
+    "Array", "Device", "DType", "Field", "Func", "Graph", "GraphParam", "Kernel", "Matrix",
+    "UnsupportedSyntaxError", "Vector", "arange", "array_from_ptr", "atomic_add", "atomic_max",
+    "atomic_min", "barrier", "block_max", "block_min", "block_sum", "capture", "concat",
+    "constant", "cpu", "cuda", "debug", "device", "f32", "f64", "field", "field_from_ptr",
+    "field_like", "from_dlpack", "full", "func", "hip", "i8", "i16", "i32", "i64", "init",
+    "inspect", "kernel", "level_zero", "local_array", "local_array_like", "math", "memory_space",
+    "metal", "ndrange", "ones", "opencl", "select", "shared", "shared_like", "sync", "sync_async",
+    "data_oriented", "template", "Texture3D", "texture3d", "thread_id", "u8", "u16", "u32", "u64",
+    "zeros",
 ]
 
 

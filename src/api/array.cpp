@@ -7,6 +7,7 @@
 
 #include "runtime/backend.hpp"
 #include "runtime/fork_guard.hpp"
+#include "runtime/graph/graph.hpp"
 #include "runtime/host_ops.hpp"
 #include "runtime/registry.hpp"
 #include "tack/tack.hpp"
@@ -15,18 +16,14 @@ namespace tack {
 
 namespace {
 
-// Reductions over a host view may use the array's backend's threads (the CPU pool).
-runtime::HostParallelism host_parallelism(runtime::Backend& backend) {
-    return {backend.host_threads(), [&backend](int count, runtime::HostTaskFn task, void* ctx) {
-                backend.run_host_tasks(count, task, ctx);
-            }};
-}
+using runtime::host_parallelism;
 
 // Every allocation and wrap goes through here: a fork child meets the fork guard before its
 // parent's driver.
 std::shared_ptr<runtime::Backend> backend_for(const Device& dev) {
     auto backend = dev.valid() ? dev.backend() : runtime::default_backend_ptr();
     runtime::require_unforked(*backend);
+    runtime::refuse_in_capture("allocating or wrapping an array");
     return backend;
 }
 
@@ -59,6 +56,7 @@ class HostView {
   public:
     explicit HostView(const Array& a) {
         runtime::require_unforked(a.buffer()->backend());
+        runtime::refuse_in_capture("reading an array on the host");
         a.buffer()->backend().synchronize();  // DECISIONS G9: the host waits where it reads
         ptr_ = a.host_data();
         if (!ptr_) {
@@ -292,22 +290,29 @@ void Array::write_bytes(const void* src, size_t count) const {
 
 // --- fill, copy, astype ---------------------------------------------------------------------
 
-void Array::fill_scalar(Scalar value) const {
-    if (!buffer_) throw ValueError("fill() on an empty Array handle");
-    require_writable(*this, "fill");
-    runtime::require_unforked(buffer_->backend());
-    uint64_t bits = runtime::convert_scalar(value, dtype_);
-    auto count = static_cast<size_t>(size());
-    auto elem = static_cast<size_t>(size_bytes(dtype_));
-    if (buffer_->backend().fill_array(*buffer_, &bits, elem, count)) return;
-    buffer_->backend().synchronize();
-    if (void* p = host_data()) {
-        runtime::fill_elements(p, dtype_, bits, count, host_parallelism(buffer_->backend()));
+namespace {
+void fill_array(const Array& a, Scalar value, int param) {
+    if (!a.buffer()) throw ValueError("fill() on an empty Array handle");
+    require_writable(a, "fill");
+    runtime::Buffer& buffer = *a.buffer();
+    runtime::require_unforked(buffer.backend());
+    uint64_t bits = runtime::convert_scalar(value, a.dtype());
+    auto count = static_cast<size_t>(a.size());
+    if (runtime::GraphCapture* capture = runtime::capturing()) {
+        runtime::require_capture_device(*capture, buffer.backend());
+        capture->add_fill(a.buffer(), a.dtype(), bits, count, param);
         return;
     }
-    std::vector<unsigned char> tmp(nbytes());
-    runtime::fill_elements(tmp.data(), dtype_, bits, count);
-    buffer_->write(0, tmp.data(), tmp.size());
+    runtime::fill_buffer(buffer, a.dtype(), bits, count);
+}
+}  // namespace
+
+void Array::fill_scalar(Scalar value) const {
+    fill_array(*this, value, -1);
+}
+
+void Array::fill(const GraphParam& value) const {
+    fill_array(*this, value.value, value.index);
 }
 
 Array Array::copy() const {
@@ -366,6 +371,7 @@ static std::optional<double> device_reduce(const Array& a, const runtime::Buffer
                                            runtime::ReduceKind op) {
     runtime::Backend& backend = b.backend();
     runtime::require_unforked(backend);
+    runtime::refuse_in_capture("reducing an array to a host value");
     if (!backend.supports_device_reductions()) return std::nullopt;
     return backend.reduce_array(b, a.dtype(), a.size(), op);
 }

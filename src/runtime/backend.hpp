@@ -36,7 +36,9 @@ struct Kernel;
 namespace tack::runtime {
 
 class Backend;
-struct Target;  // runtime/targets.hpp
+struct Target;       // runtime/targets.hpp
+struct GraphRecord;  // runtime/graph/graph.hpp
+class GraphExec;
 
 /// Array reductions a device may run natively (same order as codegen::cfamily::ReduceOp).
 enum class ReduceKind { Sum, Min, Max };
@@ -316,6 +318,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
     /// A mark after the work queued so far, or nullptr when there is nothing to wait for (a
     /// backend whose launches complete before returning, the default).
     virtual std::unique_ptr<QueueMark> mark_queue() { return nullptr; }
+    /// What replays a captured graph (runtime/graph): the core's loop over the nodes (the
+    /// default), or the vendor's graph. `record`'s nodes stay put while the result lives.
+    virtual std::unique_ptr<GraphExec> instantiate_graph(const GraphRecord& record);
 
     // --- disk cache ---------------------------------------------------------------------
     /// Describes the code this backend produces (target, toolchain); nullopt keeps its

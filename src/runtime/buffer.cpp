@@ -5,6 +5,7 @@
 
 #include "runtime/backend.hpp"
 #include "runtime/fork_guard.hpp"
+#include "runtime/graph/graph.hpp"
 #include "support/env.hpp"
 
 #if defined(__linux__)
@@ -42,6 +43,7 @@ void* allocate_host(std::size_t padded) {
 // device driver would wait forever for threads it no longer has.
 void Buffer::share() {
     require_unforked(*backend_);
+    refuse_in_capture("handing an array's memory outside Tack");
     shared_.store(true, std::memory_order_relaxed);
     backend().synchronize();  // DECISIONS G9: memory leaves Tack here
 }
@@ -57,6 +59,7 @@ void Buffer::write(std::size_t offset, const void* src, std::size_t n) {
 
 void Buffer::write_in_order(std::size_t offset, const void* src, std::size_t n) {
     require_unforked(*backend_);
+    refuse_in_capture("writing host data into an array");
     const bool queued = copies_in_queue_order();
     if (!queued) backend().synchronize();
     write(offset, src, n);
@@ -65,6 +68,7 @@ void Buffer::write_in_order(std::size_t offset, const void* src, std::size_t n) 
 
 void Buffer::read_in_order(std::size_t offset, void* dst, std::size_t n) const {
     require_unforked(*backend_);
+    refuse_in_capture("reading an array on the host");
     // An empty read still waits: it is where a queued launch's error surfaces (G9).
     if (!copies_in_queue_order() || n == 0) backend().synchronize();
     read(offset, dst, n);

@@ -1,5 +1,7 @@
 #include "runtime/host_ops.hpp"
 
+#include "runtime/backend.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -375,6 +377,26 @@ double max_elements(DType dtype, const void* data, size_t n, const HostParalleli
         using T = decltype(t);
         return extremum<T, false>(static_cast<const T*>(data), n, par);
     });
+}
+
+HostParallelism host_parallelism(Backend& backend) {
+    return {backend.host_threads(), [&backend](int count, HostTaskFn task, void* ctx) {
+                backend.run_host_tasks(count, task, ctx);
+            }};
+}
+
+void fill_buffer(Buffer& buffer, DType dtype, uint64_t bits, size_t count) {
+    Backend& backend = buffer.backend();
+    auto elem = static_cast<size_t>(size_bytes(dtype));
+    if (backend.fill_array(buffer, &bits, elem, count)) return;
+    backend.synchronize();
+    if (void* p = buffer.host_ptr()) {
+        fill_elements(p, dtype, bits, count, host_parallelism(backend));
+        return;
+    }
+    std::vector<unsigned char> tmp(count * elem);
+    fill_elements(tmp.data(), dtype, bits, count);
+    buffer.write(0, tmp.data(), tmp.size());
 }
 
 }  // namespace tack::runtime

@@ -33,6 +33,14 @@ struct HostParallelism {
 void fill_elements(void* dst, DType dtype, std::uint64_t bits, std::size_t n,
                    const HostParallelism& par = {});
 
+class Buffer;
+class Backend;
+/// Reductions and fills over `backend`'s host threads (the CPU pool).
+HostParallelism host_parallelism(Backend& backend);
+/// Fills the first `count` elements of `buffer` (of `dtype`) with `bits`, in order with its
+/// queue: the backend's own fill where it has one, else through host memory after a wait.
+void fill_buffer(Buffer& buffer, DType dtype, std::uint64_t bits, std::size_t count);
+
 /// CONTRACT C16-C18: floats sum in their own precision (pairwise over 8-lane blocks), signed
 /// integers in i64 and unsigned in u64, wrapping; the result converted to double. Empty: +0.0.
 double sum_elements(DType dtype, const void* data, std::size_t n, const HostParallelism& par = {});

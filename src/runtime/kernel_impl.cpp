@@ -14,6 +14,7 @@
 #include "runtime/debug_mode.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/fork_guard.hpp"
+#include "runtime/graph/graph.hpp"
 #include "runtime/ir_facts.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/registry.hpp"
@@ -299,6 +300,10 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
             buffers[i] = a ? a->buffer().get() : nullptr;
         }
         LaunchArgs launch{slots, buffers, total};
+        if (GraphCapture* capture = capturing()) {
+            record(*capture, *sig, backend, v, launch, args);
+            return std::nullopt;
+        }
         if (!result) {
             sig->dispatch(*sig, backend, v, launch, args, nullptr);
             return std::nullopt;
@@ -312,6 +317,25 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         throw RuntimeError("Kernel '" + name() + "' failed on " +
                            std::string(backend.display_name()) + ": " + e.what());
     }
+}
+
+void KernelImpl::record(GraphCapture& capture, const SignatureEntry& sig, Backend& backend,
+                        const Variant& v, const LaunchArgs& launch,
+                        std::span<const detail::Arg> args) const {
+    require_capture_device(capture, backend);
+    if (sig.lowered.result)
+        refuse_in_capture("calling kernel '" + name() + "', which returns a value to the host,");
+    if (sig.debug)
+        refuse_in_capture("calling kernel '" + name() +
+                          "' in debug mode, whose checks are read back after every launch,");
+    std::shared_ptr<const Variant> shared;
+    {
+        std::shared_lock lock(mutex_);
+        for (const auto& slot : sig.variants) {
+            if (slot->variant.get() == &v) shared = slot->variant;
+        }
+    }
+    capture.add_launch(name(), std::move(shared), launch, args);
 }
 
 void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> args) const {

@@ -36,6 +36,7 @@ struct ModuleImpl {
 
 struct SignatureEntry;
 struct BackendCache;
+class GraphCapture;
 
 /// What a caller holds while it calls, and gives up before anything that may take long or wait
 /// for another thread: Python's GIL (python/bindings/kernels.cpp). call_on() calls release() at
@@ -75,6 +76,10 @@ class KernelImpl {
 
   private:
     void check_arguments(Backend& backend, std::span<const detail::Arg> args) const;
+    /// Records the resolved launch in `capture` instead of running it (runtime/graph).
+    void record(GraphCapture& capture, const SignatureEntry& sig, Backend& backend,
+                const Variant& v, const LaunchArgs& launch,
+                std::span<const detail::Arg> args) const;
     SignatureEntry& signature(BackendCache& cache, Backend& backend,
                               std::span<const detail::Arg> args, bool debug);
     BackendCache& cache_for(Backend& backend);

@@ -11,7 +11,10 @@
 #include "runtime/cpu/algorithms.hpp"
 #include "runtime/cpu/cost_model.hpp"
 #include "runtime/cpu/cpu_info.hpp"
+#include "runtime/cpu/graph_replay.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/graph/graph.hpp"
+#include "runtime/host_ops.hpp"
 #include "support/env.hpp"
 
 namespace tack::runtime::cpu {
@@ -76,6 +79,34 @@ void run_host_range(void* ctx, int64_t start, int64_t end) {
     for (int64_t i = start; i < end; ++i)
         t->task(t->ctx, static_cast<int>(i));
 }
+
+// A graph's fill as a phase: reads the node's bits at each replay (a parameter may set them).
+void run_fill(void* ctx, int64_t start, int64_t end) {
+    const auto& f = *static_cast<const GraphFill*>(ctx);
+    auto elem = static_cast<size_t>(size_bytes(f.dtype));
+    fill_elements(static_cast<char*>(f.buffer->host_ptr()) + static_cast<size_t>(start) * elem,
+                  f.dtype, f.bits, static_cast<size_t>(end - start));
+}
+
+// A captured graph on this device: its launches and fills as phases of one fan-out per replay
+// (graph_replay.hpp). The contexts point into the record's nodes, whose slots and bits a
+// parameter rewrites in place.
+class CpuGraph final : public GraphExec {
+  public:
+    CpuGraph(ThreadPool* pool, std::vector<RangeContext> launches, std::vector<Phase> phases)
+        : pool_(pool), launches_(std::move(launches)), phases_(std::move(phases)) {
+        size_t next = 0;
+        for (Phase& ph : phases_) {
+            if (ph.fn == &run_range) ph.ctx = &launches_[next++];
+        }
+    }
+    void replay(const GraphRecord&, int times) override { replay_phases(pool_, phases_, times); }
+
+  private:
+    ThreadPool* pool_;
+    std::vector<RangeContext> launches_;
+    std::vector<Phase> phases_;
+};
 
 class CpuBackend final : public Backend {
   public:
@@ -142,6 +173,26 @@ class CpuBackend final : public Backend {
         executor_->dispatch(v.cost(), &run_range, &ctx, 0, total);
     }
 
+    std::unique_ptr<GraphExec> instantiate_graph(const GraphRecord& record) override {
+        std::vector<RangeContext> launches;
+        std::vector<Phase> phases;
+        for (const GraphNode& node : record.nodes) {
+            if (const auto* l = std::get_if<GraphLaunch>(&node)) {
+                const auto& v = static_cast<const CpuVariant&>(*l->variant);
+                launches.push_back({v.entry_for(l->total), l->slots.data()});
+                phases.push_back({&run_range, nullptr, l->total, pieces(v, l->total)});
+                continue;
+            }
+            const auto& f = std::get<GraphFill>(node);
+            if (!f.buffer->host_ptr()) return replay_loop();
+            auto count = static_cast<int64_t>(f.count);
+            int n = count * size_bytes(f.dtype) >= kSplitFillBytes ? num_threads() : 1;
+            phases.push_back({&run_fill, const_cast<GraphFill*>(&f), count, n});
+        }
+        return std::make_unique<CpuGraph>(executor_->pool(), std::move(launches),
+                                          std::move(phases));
+    }
+
     double inline_run_ns(const Variant& variant, int64_t total) const override {
         return executor_->inline_ns(static_cast<const CpuVariant&>(variant).cost(), total);
     }
@@ -167,6 +218,16 @@ class CpuBackend final : public Backend {
     }
 
   private:
+    // A graph's phases split over the threads unless the cost model has measured the launch as
+    // shorter than what sharing it costs (a few cache-line transfers per piece).
+    static constexpr double kSplitLaunchNs = 800.0;
+    static constexpr int64_t kSplitFillBytes = int64_t{1} << 16;
+    int pieces(const CpuVariant& v, int64_t total) const {
+        if (num_threads() < 2 || total < 2) return 1;
+        double ns = executor_->inline_ns(v.cost(), total);
+        return ns < kSplitLaunchNs ? 1 : num_threads();
+    }
+
     static std::shared_ptr<const Variant> load(std::vector<uint8_t> object,
                                                const ir::Kernel& kernel) {
         auto loaded = llvm_cpu::LoadedObject::load(object);

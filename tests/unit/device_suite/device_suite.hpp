@@ -154,6 +154,33 @@ inline void queued_launches_fills_and_writes_run_in_order(DeviceTest& t) {
     EXPECT_EQ(std::uint64_t(got[size_t(n - 1)]), want);
 }
 
+// A launch graph (runtime/graph) replays what the same launches and fills give one by one.
+inline void a_graph_replays_like_its_launches(DeviceTest& t) {
+    tack::Kernel k = t.kernel("step");
+    const int n = 1 << 15;
+    auto x = tack::zeros(tack::i64, {n});
+    tack::Capture c;
+    x.fill(std::int64_t(2));
+    auto s = c.param("s", std::int64_t(1));
+    for (int j = 0; j < 4; ++j)
+        k(x, j % 2 ? s : tack::GraphParam{-1, tack::Scalar::of(std::int64_t(5))});
+    tack::Graph g = c.finish();
+    EXPECT_EQ(x.to_host<std::int64_t>()[0], 0);  // capturing ran nothing
+    std::uint64_t want = 0;
+    for (std::int64_t r = 0; r < 3; ++r) {
+        g.set("s", r);
+        g.replay(2);
+        for (int rep = 0; rep < 2; ++rep) {
+            want = 2;
+            for (int j = 0; j < 4; ++j)
+                want = want * 3 + std::uint64_t(j % 2 ? r : 5);
+        }
+    }
+    auto got = x.to_host<std::int64_t>();
+    EXPECT_EQ(std::uint64_t(got[0]), want);
+    EXPECT_EQ(std::uint64_t(got[size_t(n - 1)]), want);
+}
+
 inline void four_threads_keep_their_own_scalars(DeviceTest& t) {
     tack::Kernel k = t.kernel("step");
     std::atomic<int> wrong = 0;
@@ -361,6 +388,9 @@ inline void a_queued_launchs_error_surfaces_at_the_next_wait(const tack::Device&
     }                                                                                      \
     TEST_F(Fixture, QueuedLaunchesFillsAndWritesRunInOrder) {                              \
         tack::device_suite::queued_launches_fills_and_writes_run_in_order(*this);          \
+    }                                                                                      \
+    TEST_F(Fixture, AGraphReplaysLikeItsLaunches) {                                        \
+        tack::device_suite::a_graph_replays_like_its_launches(*this);                      \
     }                                                                                      \
     TEST_F(Fixture, FourThreadsKeepTheirOwnScalars) {                                      \
         tack::device_suite::four_threads_keep_their_own_scalars(*this);                    \
