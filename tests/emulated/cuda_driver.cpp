@@ -39,6 +39,14 @@ struct CUevent_st {
     std::uint64_t sequence = 0;
 };
 struct CUmemPoolHandle_st {};
+struct CUgraph_st {
+    CUctx_st* ctx;
+    tack_emu::Graph graph;
+};
+struct CUgraphExec_st {
+    CUctx_st* ctx;
+    tack_emu::Graph::Exec exec;
+};
 struct CUarray_st {};  // handles are tack_emu::Array3D*, cast
 
 namespace {
@@ -636,32 +644,142 @@ CUresult cuModuleUnload(CUmodule m) {
     return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                        unsigned by, unsigned bz, unsigned shared, CUstream s, void** params,
-                        void** extra) {
-    NEED_CONTEXT();
+}  // extern "C"
+
+namespace {
+
+// A launch checked as cuLaunchKernel checks it, its arguments copied: the operation to queue
+// (now, or as a graph's kernel node).
+CUresult kernel_op(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned shared, void** params, void** extra, const char* what,
+                   tack_emu::Graph::Op* op) {
     if (!g_functions.live(f)) return CUDA_ERROR_INVALID_HANDLE;
     if (f->module->ctx != current())
-        return refuse(CUDA_ERROR_INVALID_HANDLE,
-                      "cuLaunchKernel: the function's module belongs to "
-                      "another context than the current one");
-    tack_emu::Stream* q;
-    if (CUresult r = queue_of(s, &q)) return r;
+        return refuse(CUDA_ERROR_INVALID_HANDLE, std::string(what) +
+                                                     ": the function's module belongs to "
+                                                     "another context than the current one");
     if (gy != 1 || gz != 1 || by != 1 || bz != 1 || extra)
         return refuse(CUDA_ERROR_NOT_SUPPORTED,
-                      "cuLaunchKernel: the emulated device runs one-dimensional grids given "
-                      "kernelParams");
+                      std::string(what) +
+                          ": the emulated device runs one-dimensional grids "
+                          "given kernelParams");
     if (std::uint64_t(bx) > tack_emu::kMaxBlock) return CUDA_ERROR_INVALID_VALUE;
     tack_emu::Launch launch{f->function, gx, bx};
     auto values = std::make_shared<std::vector<std::vector<unsigned char>>>();
     std::string why = tack_emu::prepare_launch(launch, params, shared, values.get());
-    if (!why.empty()) return refuse(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel: " + why);
+    if (!why.empty()) return refuse(CUDA_ERROR_INVALID_VALUE, std::string(what) + ": " + why);
     if (tack_emu::fails(*launch.function)) {
-        q->enqueue([q] { q->fail(CUDA_ERROR_LAUNCH_FAILED); });
-        return CUDA_SUCCESS;
+        *op = [](tack_emu::Stream& q) { q.fail(CUDA_ERROR_LAUNCH_FAILED); };
+    } else {
+        *op = [launch, values](tack_emu::Stream&) { tack_emu::run(launch, *values); };
     }
-    q->enqueue([launch, values] { tack_emu::run(launch, *values); });
     return CUDA_SUCCESS;
+}
+
+// A fill checked as cuMemsetD*Async checks it: the operation.
+CUresult fill_op(CUdeviceptr p, unsigned value, unsigned elem, std::size_t count, const char* what,
+                 tack_emu::Graph::Op* op) {
+    if (elem != 1 && elem != 2 && elem != 4) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = need_range(p, count * elem, what)) return r;
+    *op = [=](tack_emu::Stream&) {
+        auto* d = static_cast<unsigned char*>(dptr(p));
+        for (std::size_t i = 0; i < count; ++i)
+            std::memcpy(d + i * elem, &value, elem);  // little-endian: the low bytes
+    };
+    return CUDA_SUCCESS;
+}
+
+tack_emu::Handles<CUgraph_st> g_graphs;
+tack_emu::Handles<CUgraphExec_st> g_execs;
+
+CUresult add_node(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, std::size_t n,
+                  tack_emu::Graph::Op op, const char* what) {
+    std::string why;
+    auto* node =
+        g->graph.add(std::move(op), reinterpret_cast<tack_emu::Graph::Node* const*>(deps), n, &why);
+    if (!node) return refuse(CUDA_ERROR_INVALID_VALUE, std::string(what) + ": " + why);
+    *out = reinterpret_cast<CUgraphNode>(node);
+    return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, CUstream s, void** params,
+                        void** extra) {
+    NEED_CONTEXT();
+    tack_emu::Stream* q;
+    tack_emu::Graph::Op op;
+    if (CUresult r =
+            kernel_op(f, gx, gy, gz, bx, by, bz, shared, params, extra, "cuLaunchKernel", &op))
+        return r;
+    if (CUresult r = queue_of(s, &q)) return r;
+    q->enqueue([op, q] { op(*q); });
+    return CUDA_SUCCESS;
+}
+
+// --- graphs: built node by node (runtime/gpu/device_backend.cpp), launched on a stream ------
+
+CUresult cuGraphCreate(CUgraph* out, unsigned flags) {
+    NEED_CONTEXT();
+    if (flags) return CUDA_ERROR_INVALID_VALUE;
+    *out = g_graphs.add(new CUgraph_st{current(), {}});
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddKernelNode(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, std::size_t n,
+                              const CUDA_KERNEL_NODE_PARAMS* p) {
+    NEED_CONTEXT();
+    if (!g_graphs.live(g)) return CUDA_ERROR_INVALID_HANDLE;
+    if (!p->func) return refuse(CUDA_ERROR_NOT_SUPPORTED, "cuGraphAddKernelNode: CUkernel nodes");
+    tack_emu::Graph::Op op;
+    if (CUresult r = kernel_op(p->func, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX,
+                               p->blockDimY, p->blockDimZ, p->sharedMemBytes, p->kernelParams,
+                               p->extra, "cuGraphAddKernelNode", &op))
+        return r;
+    return add_node(out, g, deps, n, std::move(op), "cuGraphAddKernelNode");
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, std::size_t n,
+                              const CUDA_MEMSET_NODE_PARAMS* p, CUcontext ctx) {
+    NEED_CONTEXT();
+    if (!g_graphs.live(g) || !live(g_contexts, ctx)) return CUDA_ERROR_INVALID_HANDLE;
+    if (p->height != 1)
+        return refuse(CUDA_ERROR_NOT_SUPPORTED, "cuGraphAddMemsetNode: one row only");
+    tack_emu::Graph::Op op;
+    if (CUresult r =
+            fill_op(p->dst, p->value, p->elementSize, p->width, "cuGraphAddMemsetNode", &op))
+        return r;
+    return add_node(out, g, deps, n, std::move(op), "cuGraphAddMemsetNode");
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* out, CUgraph g, unsigned long long flags) {
+    NEED_CONTEXT();
+    if (!g_graphs.live(g)) return CUDA_ERROR_INVALID_HANDLE;
+    if (flags) return refuse(CUDA_ERROR_NOT_SUPPORTED, "cuGraphInstantiate: flags");
+    *out = g_execs.add(new CUgraphExec_st{g->ctx, g->graph.instantiate()});
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
+    NEED_CONTEXT();
+    if (!g_execs.live(e)) return CUDA_ERROR_INVALID_HANDLE;
+    if (e->ctx != current())
+        return refuse(CUDA_ERROR_INVALID_HANDLE, "cuGraphLaunch: a graph of another context");
+    tack_emu::Stream* q;
+    if (CUresult r = queue_of(s, &q)) return r;
+    tack_emu::Graph::launch(e->exec, *q);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec e) {
+    return g_execs.destroy(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuGraphDestroy(CUgraph g) {
+    return g_graphs.destroy(g) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 // --- 3-D arrays and texture objects -----------------------------------------------------------

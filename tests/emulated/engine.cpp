@@ -263,6 +263,35 @@ void Stream::run() {
     }
 }
 
+Graph::Node* Graph::add(Op op, Node* const* dependencies, std::size_t count, std::string* why) {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < count; ++i) {
+        const Node* d = dependencies[i];
+        bool ours = false;
+        for (const auto& n : nodes_)
+            ours |= n.get() == d;
+        if (!ours) {
+            *why = "a dependency is not a node of this graph";
+            return nullptr;
+        }
+    }
+    ops_.push_back(std::move(op));
+    nodes_.push_back(std::make_unique<Node>(Node{this, nodes_.size()}));
+    return nodes_.back().get();
+}
+
+Graph::Exec Graph::instantiate() const {
+    std::lock_guard lock(mutex_);
+    return std::make_shared<const std::vector<Op>>(ops_);
+}
+
+void Graph::launch(const Exec& exec, Stream& q) {
+    q.enqueue([exec, &q] {
+        for (const Op& op : *exec)
+            op(q);
+    });
+}
+
 std::string queue_copy_into_array(Stream& q, Array3D* a, const void* src, std::size_t pitch,
                                   std::size_t rows) {
     const std::size_t row = a->width * sizeof(float);

@@ -184,6 +184,32 @@ class Stream {
     std::thread worker_;
 };
 
+// --- graphs ---------------------------------------------------------------------------------
+/// A graph (cuGraph*, hipGraph*) built node by node: each node is one operation whose
+/// arguments were checked and copied when it was added, and depends on nodes of the same graph
+/// added before it, so the order of insertion keeps every dependency. An executable graph is a
+/// snapshot of the operations (later additions to the graph do not change it, as on a GPU);
+/// a launch of it is one piece of work on a stream.
+class Graph {
+  public:
+    using Op = std::function<void(Stream&)>;
+    struct Node {
+        const Graph* graph;
+        std::size_t index;
+    };
+    /// The new node; nullptr with `*why` set when a dependency is not a node of this graph.
+    Node* add(Op op, Node* const* dependencies, std::size_t count, std::string* why);
+    using Exec = std::shared_ptr<const std::vector<Op>>;
+    Exec instantiate() const;
+    /// Queues one run of `exec` on `q`.
+    static void launch(const Exec& exec, Stream& q);
+
+  private:
+    mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<Node>> nodes_;
+    std::vector<Op> ops_;
+};
+
 /// The one copy Tack's textures make, queued on `q`: device memory in rows of `pitch` bytes,
 /// `rows` rows per slice, into the whole of `a`. "" or why not (a pitch shorter than a row,
 /// fewer rows than the array's height, a source outside every live allocation).

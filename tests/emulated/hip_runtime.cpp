@@ -37,6 +37,12 @@ struct ihipEvent_t {
     std::uint64_t sequence = 0;
 };
 struct ihipMemPoolHandle_t {};
+struct ihipGraph {
+    tack_emu::Graph graph;
+};
+struct hipGraphExec {
+    tack_emu::Graph::Exec exec;
+};
 
 namespace {
 
@@ -418,26 +424,122 @@ hipError_t hipModuleUnload(hipModule_t m) {
     return hipSuccess;
 }
 
-hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
-                                 unsigned bx, unsigned by, unsigned bz, unsigned shared,
-                                 hipStream_t s, void** params, void** extra) {
+}  // extern "C"
+
+namespace {
+
+// A launch checked as hipModuleLaunchKernel checks it, its arguments copied: the operation to
+// queue (now, or as a graph's kernel node).
+hipError_t kernel_op(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                     unsigned by, unsigned bz, unsigned shared, void** params, void** extra,
+                     const char* what, tack_emu::Graph::Op* op) {
     if (!g_functions.live(f)) return hipErrorInvalidHandle;
-    tack_emu::Stream* q;
-    if (hipError_t r = queue_of(s, &q)) return r;
     if (gy != 1 || gz != 1 || by != 1 || bz != 1 || extra)
-        return refuse(hipErrorNotSupported,
-                      "hipModuleLaunchKernel: the emulated device runs one-dimensional grids "
-                      "given kernelParams");
+        return refuse(hipErrorNotSupported, std::string(what) +
+                                                ": the emulated device runs one-dimensional grids "
+                                                "given kernelParams");
     tack_emu::Launch launch{f->function, gx, bx};
     auto values = std::make_shared<std::vector<std::vector<unsigned char>>>();
     std::string why = tack_emu::prepare_launch(launch, params, shared, values.get());
-    if (!why.empty()) return refuse(hipErrorInvalidValue, "hipModuleLaunchKernel: " + why);
+    if (!why.empty()) return refuse(hipErrorInvalidValue, std::string(what) + ": " + why);
     if (tack_emu::fails(*launch.function)) {
-        q->enqueue([q] { q->fail(hipErrorLaunchFailure); });
-        return hipSuccess;
+        *op = [](tack_emu::Stream& q) { q.fail(hipErrorLaunchFailure); };
+    } else {
+        *op = [launch, values](tack_emu::Stream&) { tack_emu::run(launch, *values); };
     }
-    q->enqueue([launch, values] { tack_emu::run(launch, *values); });
     return hipSuccess;
+}
+
+tack_emu::Handles<ihipGraph> g_graphs;
+tack_emu::Handles<hipGraphExec> g_execs;
+
+hipError_t add_node(hipGraphNode_t* out, hipGraph_t g, const hipGraphNode_t* deps, std::size_t n,
+                    tack_emu::Graph::Op op, const char* what) {
+    std::string why;
+    auto* node =
+        g->graph.add(std::move(op), reinterpret_cast<tack_emu::Graph::Node* const*>(deps), n, &why);
+    if (!node) return refuse(hipErrorInvalidValue, std::string(what) + ": " + why);
+    *out = reinterpret_cast<hipGraphNode_t>(node);
+    return hipSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz,
+                                 unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                 hipStream_t s, void** params, void** extra) {
+    tack_emu::Graph::Op op;
+    if (hipError_t r = kernel_op(f, gx, gy, gz, bx, by, bz, shared, params, extra,
+                                 "hipModuleLaunchKernel", &op))
+        return r;
+    tack_emu::Stream* q;
+    if (hipError_t r = queue_of(s, &q)) return r;
+    q->enqueue([op, q] { op(*q); });
+    return hipSuccess;
+}
+
+// --- graphs: built node by node (runtime/gpu/device_backend.cpp), launched on a stream ------
+
+hipError_t hipGraphCreate(hipGraph_t* out, unsigned flags) {
+    if (flags) return hipErrorInvalidValue;
+    *out = g_graphs.add(new ihipGraph{});
+    return hipSuccess;
+}
+
+// HIP takes a module's hipFunction_t where a kernel node names a host function.
+hipError_t hipGraphAddKernelNode(hipGraphNode_t* out, hipGraph_t g, const hipGraphNode_t* deps,
+                                 std::size_t n, const hipKernelNodeParams* p) {
+    if (!g_graphs.live(g)) return hipErrorInvalidHandle;
+    tack_emu::Graph::Op op;
+    if (hipError_t r =
+            kernel_op(static_cast<hipFunction_t>(p->func), p->gridDim.x, p->gridDim.y, p->gridDim.z,
+                      p->blockDim.x, p->blockDim.y, p->blockDim.z, p->sharedMemBytes,
+                      p->kernelParams, p->extra, "hipGraphAddKernelNode", &op))
+        return r;
+    return add_node(out, g, deps, n, std::move(op), "hipGraphAddKernelNode");
+}
+
+hipError_t hipGraphAddMemsetNode(hipGraphNode_t* out, hipGraph_t g, const hipGraphNode_t* deps,
+                                 std::size_t n, const hipMemsetParams* p) {
+    if (!g_graphs.live(g)) return hipErrorInvalidHandle;
+    unsigned elem = p->elementSize;
+    if (elem != 1 && elem != 2 && elem != 4) return hipErrorInvalidValue;
+    if (p->height != 1) return refuse(hipErrorNotSupported, "hipGraphAddMemsetNode: one row only");
+    std::size_t count = p->width;
+    if (hipError_t r = need_range(p->dst, count * elem, "hipGraphAddMemsetNode")) return r;
+    auto* d = static_cast<unsigned char*>(p->dst);
+    unsigned value = p->value;
+    tack_emu::Graph::Op op = [=](tack_emu::Stream&) {
+        for (std::size_t i = 0; i < count; ++i)
+            std::memcpy(d + i * elem, &value, elem);  // little-endian: the low bytes
+    };
+    return add_node(out, g, deps, n, std::move(op), "hipGraphAddMemsetNode");
+}
+
+hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t* out, hipGraph_t g,
+                                        unsigned long long flags) {
+    if (!g_graphs.live(g)) return hipErrorInvalidHandle;
+    if (flags) return refuse(hipErrorNotSupported, "hipGraphInstantiateWithFlags: flags");
+    *out = g_execs.add(new hipGraphExec{g->graph.instantiate()});
+    return hipSuccess;
+}
+
+hipError_t hipGraphLaunch(hipGraphExec_t e, hipStream_t s) {
+    if (!g_execs.live(e)) return hipErrorInvalidHandle;
+    tack_emu::Stream* q;
+    if (hipError_t r = queue_of(s, &q)) return r;
+    tack_emu::Graph::launch(e->exec, *q);
+    return hipSuccess;
+}
+
+hipError_t hipGraphExecDestroy(hipGraphExec_t e) {
+    return g_execs.destroy(e) ? hipSuccess : hipErrorInvalidHandle;
+}
+
+hipError_t hipGraphDestroy(hipGraph_t g) {
+    return g_graphs.destroy(g) ? hipSuccess : hipErrorInvalidHandle;
 }
 
 // --- 3-D arrays and texture objects -----------------------------------------------------------

@@ -32,6 +32,10 @@ using CUmemoryPool = struct CUmemPoolHandle_st*;
 using CUmemGenericAllocationHandle = std::uint64_t;
 using CUarray = struct CUarray_st*;
 using CUtexObject = unsigned long long;
+// Launch graphs (graph.cpp).
+using CUgraph = struct CUgraph_st*;
+using CUgraphNode = struct CUgraphNode_st*;
+using CUgraphExec = struct CUgraphExec_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
@@ -103,6 +107,25 @@ struct CuTextureDesc {
     float border_color[4] = {};
     int reserved[12] = {};
 };
+/// cuda.h's CUDA_KERNEL_NODE_PARAMS (v2) and CUDA_MEMSET_NODE_PARAMS (CUDA 12.0).
+struct CuKernelNodeParams {
+    CUfunction func = nullptr;
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+    unsigned shared_bytes = 0;
+    void** kernel_params = nullptr;
+    void** extra = nullptr;
+    void* kernel = nullptr;  // a CUkernel, used when func is null
+    CUcontext ctx = nullptr;
+};
+struct CuMemsetNodeParams {
+    CUdeviceptr dst = 0;
+    std::size_t pitch = 0;
+    unsigned value = 0;
+    unsigned element_size = 0;
+    std::size_t width = 0, height = 1;
+};
+static_assert(sizeof(CuKernelNodeParams) == 72 && sizeof(CuMemsetNodeParams) == 40);
 static_assert(sizeof(CuArray3DDescriptor) == 40 && sizeof(CuMemcpy3D) == 200 &&
               sizeof(CuResourceDesc) == 144 && sizeof(CuTextureDesc) == 104);
 
@@ -168,6 +191,20 @@ static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12
                                (CUarray*, const CuArray3DDescriptor*), cuArrayDestroy,  \
                                cuMemcpy3DAsync_v2, cuTexObjectCreate, cuTexObjectDestroy)
 
+// Launch graphs built node by node (graph.cpp; the v2 kernel node of CUDA 12.0). A driver
+// without them replays graphs through the core's loop.
+#define TACK_CU_GRAPH_FUNCTIONS(X)                                                         \
+    X(cuGraphCreate, CUresult, (CUgraph*, unsigned))                                       \
+    X(cuGraphAddKernelNode_v2, CUresult,                                                   \
+      (CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CuKernelNodeParams*)) \
+    X(cuGraphAddMemsetNode, CUresult,                                                      \
+      (CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CuMemsetNodeParams*,  \
+       CUcontext))                                                                         \
+    X(cuGraphInstantiateWithFlags, CUresult, (CUgraphExec*, CUgraph, unsigned long long))  \
+    X(cuGraphLaunch, CUresult, (CUgraphExec, CUstream))                                    \
+    X(cuGraphExecDestroy, CUresult, (CUgraphExec))                                         \
+    X(cuGraphDestroy, CUresult, (CUgraph))
+
 // Stream-ordered allocation (CUDA 11.2); a device without memory pools uses cuMemAlloc. The
 // virtual memory management API (export_memory, CUDA 10.2). Texture objects.
 #define TACK_CU_OPTIONAL_FUNCTIONS(X)                                                            \
@@ -190,12 +227,14 @@ static_assert(sizeof(CuMemAllocationProp) == 32 && sizeof(CuMemAccessDesc) == 12
     X(cuMemAddressFree, CUresult, (CUdeviceptr, std::size_t))                                    \
     X(cuMemRelease, CUresult, (CUmemGenericAllocationHandle))                                    \
     X(cuDeviceGetUuid_v2, CUresult, (unsigned char*, CUdevice))                                  \
-    TACK_CU_TEXTURE_FUNCTIONS(X)
+    TACK_CU_TEXTURE_FUNCTIONS(X)                                                                 \
+    TACK_CU_GRAPH_FUNCTIONS(X)
 
 struct CuApi {
     TACK_GPU_API(TACK_CU_FUNCTIONS, TACK_CU_OPTIONAL_FUNCTIONS)
     static constexpr std::string_view kLibrary = "cuda";
     bool has_textures() const { return true TACK_CU_TEXTURE_FUNCTIONS(TACK_GPU_PRESENT); }
+    bool has_graphs() const { return true TACK_CU_GRAPH_FUNCTIONS(TACK_GPU_PRESENT); }
 };
 
 /// NVRTC (gpu/rtc.hpp): CUDA C to PTX.

@@ -8,6 +8,7 @@
 #include "runtime/gpu/packs.hpp"
 #include "runtime/gpu/pointers.hpp"
 #include "runtime/gpu/result.hpp"
+#include "runtime/graph/graph.hpp"
 
 namespace tack::runtime::gpu {
 
@@ -296,6 +297,155 @@ std::optional<double> DeviceBackend::reduce_array(const Buffer& buffer, DType dt
     copy_out(&result, out, sizeof result);
     release_block(out, sizeof(float));
     return static_cast<double>(result);
+}
+
+}  // namespace tack::runtime::gpu
+
+namespace tack::runtime::gpu {
+
+/// A captured graph as the vendor's executable graph. Scalars reach kernels through pack
+/// arrays (CONTRACT D9's packing), one set per launch node, owned here: a parameter change
+/// rewrites them with queued copies, in order with the replays before and after it, and the
+/// graph itself never changes.
+class VendorGraph final : public GraphExec {
+  public:
+    VendorGraph(std::shared_ptr<DeviceBackend> backend, const GraphRecord& record)
+        : backend_(std::move(backend)) {
+        DeviceBackend& b = *backend_;
+        std::vector<DeviceBackend::GraphStep> steps;
+        // Per launch: its argument words and the pointers to them (the driver copies both).
+        std::vector<std::vector<std::uint64_t>> values;
+        std::vector<std::vector<void*>> params;
+        std::vector<std::int64_t> counts;
+        values.reserve(record.nodes.size());
+        params.reserve(record.nodes.size());
+        counts.reserve(record.nodes.size());
+        try {
+            for (std::size_t i = 0; i < record.nodes.size(); ++i) {
+                if (const auto* f = std::get_if<GraphFill>(&record.nodes[i])) {
+                    require_linear(*f->buffer);
+                    DeviceBackend::GraphStep s;
+                    std::memcpy(&s.pattern, &f->bits, std::size_t(size_bytes(f->dtype)));
+                    s.dst = f->buffer->address();
+                    s.elem_size = std::size_t(size_bytes(f->dtype));
+                    s.count = f->count;
+                    steps.push_back(s);
+                    continue;
+                }
+                const auto& l = std::get<GraphLaunch>(record.nodes[i]);
+                const auto& v = static_cast<const DeviceVariant&>(*l.variant);
+                const auto& abi = v.artifact_.abi;
+                check_dispatch(v.name_, abi, l.total, b.geometry_);
+                auto& vals = values.emplace_back(std::size_t(abi.num_args));
+                for (std::size_t a = 0; a < abi.params.size(); ++a) {
+                    const cf::AbiParam& p = abi.params[a];
+                    if (p.is_array)
+                        vals[std::size_t(p.arg_index)] =
+                            kernel_argument(p, *l.buffers[a], l.buffers[a]->address(), v.name_);
+                }
+                Packs packs{i, {}};
+                for (auto& bytes : pack_bytes(l)) {
+                    Block block{b.allocate_block(bytes.size()), bytes.size()};
+                    packs.blocks.push_back(block);
+                    b.copy_in(block.ptr, bytes.data(), bytes.size());
+                }
+                for (std::size_t j = 0; j < packs.blocks.size(); ++j)
+                    vals[std::size_t(abi.packs[j].arg_index)] = packs.blocks[j].ptr;
+                packs_.push_back(std::move(packs));
+                counts.push_back(l.total);
+                auto& ptrs = params.emplace_back(vals.size());
+                for (std::size_t a = 0; a < vals.size(); ++a)
+                    ptrs[a] = &vals[a];
+                ptrs[std::size_t(abi.n_arg_index)] = &counts.back();
+                steps.push_back({v.code_, unsigned(b.geometry_.groups(l.total)),
+                                 unsigned(b.geometry_.group), ptrs.data()});
+            }
+            exec_ = b.make_graph(steps);
+        } catch (...) {
+            release_packs();
+            throw;
+        }
+        version_ = record.version;
+    }
+
+    ~VendorGraph() override {
+        try {
+            backend_->synchronize();  // no queued replay uses the graph any more
+        } catch (const std::exception&) {
+        }
+        backend_->destroy_graph(exec_);
+        release_packs();
+    }
+
+    void replay(const GraphRecord& record, int times) override {
+        if (record.version != version_) {  // a parameter changed: new pack contents, queued
+            for (const Packs& packs : packs_) {
+                const auto& l = std::get<GraphLaunch>(record.nodes[packs.node]);
+                auto bytes = pack_bytes(l);
+                for (std::size_t j = 0; j < bytes.size(); ++j)
+                    backend_->copy_in(packs.blocks[j].ptr, bytes[j].data(), bytes[j].size());
+            }
+            version_ = record.version;
+        }
+        for (int t = 0; t < times; ++t)
+            backend_->launch_graph(exec_);
+    }
+
+    /// Whether every node of `record` can be a node of a vendor graph.
+    static bool fits(const GraphRecord& record) {
+        for (const auto& p : record.params) {
+            for (const auto& use : p.uses) {
+                if (std::holds_alternative<GraphFill>(record.nodes[use.node])) return false;
+            }
+        }
+        for (const GraphNode& node : record.nodes) {
+            if (const auto* f = std::get_if<GraphFill>(&node)) {
+                auto elem = size_bytes(f->dtype);
+                if (f->count == 0 || elem > 4 || f->buffer->shared()) return false;
+                continue;
+            }
+            const auto& l = std::get<GraphLaunch>(node);
+            const auto& abi = static_cast<const DeviceVariant&>(*l.variant).artifact_.abi;
+            for (std::size_t a = 0; a < abi.params.size(); ++a) {
+                if (abi.params[a].is_array && completes_before_return(abi.params[a], *l.buffers[a]))
+                    return false;
+            }
+        }
+        return true;
+    }
+
+  private:
+    struct Packs {
+        std::size_t node;
+        std::vector<Block> blocks;  // in abi.packs order
+    };
+
+    static std::vector<std::vector<std::uint8_t>> pack_bytes(const GraphLaunch& l) {
+        const auto& abi = static_cast<const DeviceVariant&>(*l.variant).artifact_.abi;
+        return abi.pack_scalars(
+            std::vector<std::uint64_t>(l.slots.begin(), l.slots.begin() + abi.params.size()));
+    }
+
+    void release_packs() noexcept {
+        for (const Packs& packs : packs_) {
+            for (const Block& b : packs.blocks)
+                backend_->release_block(b.ptr, b.bytes);  // in queue order, after the replays
+        }
+        packs_.clear();
+    }
+
+    std::shared_ptr<DeviceBackend> backend_;
+    void* exec_ = nullptr;
+    std::vector<Packs> packs_;
+    std::uint64_t version_ = 0;
+};
+
+std::unique_ptr<GraphExec> DeviceBackend::instantiate_graph(const GraphRecord& record) {
+    if (!has_graphs() || record.nodes.empty() || !VendorGraph::fits(record)) return replay_loop();
+    auto self = std::static_pointer_cast<DeviceBackend>(shared_from_this());
+    auto graph = std::make_unique<VendorGraph>(self, record);
+    ++graphs_;
+    return graph;
 }
 
 }  // namespace tack::runtime::gpu

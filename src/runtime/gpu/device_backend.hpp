@@ -43,6 +43,8 @@ class DeviceBackend : public Backend {
     /// Modules compiled and loaded from the disk cache (tests, tools).
     std::size_t programs_built() const { return built_; }
     std::size_t binaries_loaded() const { return loaded_; }
+    /// Captured graphs this device replays as vendor graphs (tests: the others loop).
+    std::size_t vendor_graphs() const { return graphs_; }
 
     /// CONTRACT A39: the image alone (one copy of the texels) where texture_in_hardware(whd).
     std::shared_ptr<Buffer> make_texture_image(const Buffer& source, std::uint64_t address,
@@ -60,6 +62,11 @@ class DeviceBackend : public Backend {
     bool copy_array(Buffer& dst, const Buffer& src, std::size_t nbytes) final;
     /// A blocking-sync event recorded after the work queued so far.
     std::unique_ptr<QueueMark> mark_queue() final;
+    /// A captured graph as the vendor's graph (built node by node, one chain) where the runtime
+    /// has graphs and every node can be one: no buffer shared outside Tack (those launches
+    /// complete before returning), fills of 1-, 2- and 4-byte elements with no parameter.
+    /// Otherwise the core's loop.
+    std::unique_ptr<GraphExec> instantiate_graph(const GraphRecord& record) final;
     /// Waits for the work queued so far on such an event (never a stream-wide synchronize,
     /// which some runtimes hold the queue through).
     void wait_for_queue();
@@ -119,6 +126,24 @@ class DeviceBackend : public Backend {
     virtual Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) = 0;
     /// Destroys an image that no queued launch or copy reads any more (the caller waited).
     virtual void destroy_image(Image image) noexcept = 0;
+    /// One node of a vendor graph: a launch of `code` as launch_code queues it, or, where
+    /// `code.function` is null, a fill as fill_block queues it.
+    struct GraphStep {
+        Code code;
+        unsigned groups = 0, group = 0;
+        void** params = nullptr;
+        std::uint64_t dst = 0;
+        std::uint32_t pattern = 0;
+        std::size_t elem_size = 0, count = 0;
+    };
+    /// Whether the vendor runtime builds graphs.
+    virtual bool has_graphs() const = 0;
+    /// The executable graph of `steps`, each after the one before (the driver copies the
+    /// parameters); RuntimeError on a driver failure, with nothing left.
+    virtual void* make_graph(std::span<const GraphStep> steps) = 0;
+    /// Queues one run of an executable graph; destroys one no queued run uses any more.
+    virtual void launch_graph(void* exec) = 0;
+    virtual void destroy_graph(void* exec) noexcept = 0;
     /// Queues `groups` blocks of `group` threads of `code` with `params` (one pointer per
     /// argument); RuntimeError naming `what` on failure.
     virtual void launch_code(Code code, unsigned groups, unsigned group, void** params,
@@ -136,11 +161,12 @@ class DeviceBackend : public Backend {
 
   private:
     friend class DeviceVariant;
+    friend class VendorGraph;
     void launch(const Variant& variant, const LaunchArgs& args);
     std::shared_ptr<const Variant> make_variant(std::string name, CodeArtifact artifact,
                                                 const ir::Kernel* kernel);
 
-    std::atomic<std::size_t> built_ = 0, loaded_ = 0;
+    std::atomic<std::size_t> built_ = 0, loaded_ = 0, graphs_ = 0;
     std::mutex reduce_mutex_;
     std::shared_ptr<const Variant> reducers_[3];
 };
@@ -170,4 +196,8 @@ class DeviceBackend : public Backend {
     void wait_event(void* event) override;                                                        \
     void destroy_event(void* event) noexcept override;                                            \
     Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) override;         \
-    void destroy_image(Image image) noexcept override;
+    void destroy_image(Image image) noexcept override;                                            \
+    bool has_graphs() const override;                                                             \
+    void* make_graph(std::span<const GraphStep> steps) override;                                  \
+    void launch_graph(void* exec) override;                                                       \
+    void destroy_graph(void* exec) noexcept override;

@@ -26,6 +26,31 @@ using hipDeviceptr_t = void*;
 using hipMemPool_t = struct ihipMemPoolHandle_t*;
 using hipArray_t = struct hipArray*;
 using hipTextureObject_t = struct __hip_texture*;
+// Launch graphs (graph.cpp).
+using hipGraph_t = struct ihipGraph*;
+using hipGraphNode_t = struct hipGraphNode*;
+using hipGraphExec_t = struct hipGraphExec*;
+
+/// hip_runtime_api.h's hipKernelNodeParams and hipMemsetParams (ROCm 5.x).
+struct HipDim3 {
+    unsigned x = 1, y = 1, z = 1;
+};
+struct HipKernelNodeParams {
+    HipDim3 block;
+    void** extra = nullptr;
+    void* func = nullptr;
+    HipDim3 grid;
+    void** kernel_params = nullptr;
+    unsigned shared_bytes = 0;
+};
+struct HipMemsetParams {
+    void* dst = nullptr;
+    unsigned element_size = 0;
+    std::size_t height = 1, pitch = 0;
+    unsigned value = 0;
+    std::size_t width = 0;
+};
+static_assert(sizeof(HipKernelNodeParams) == 64 && sizeof(HipMemsetParams) == 48);
 
 inline constexpr hipError_t hipSuccess = 0;
 inline constexpr hipError_t hipErrorOutOfMemory = 2;
@@ -141,6 +166,20 @@ struct HipTextureDesc {
         (hipArray_t*, const HipChannelFormatDesc*, HipExtent, unsigned), hipFreeArray, \
         hipMemcpy3DAsync, hipCreateTextureObject, hipDestroyTextureObject)
 
+// Launch graphs built node by node (graph.cpp; ROCm 5.x). A runtime without them replays graphs
+// through the core's loop.
+#define TACK_HIP_GRAPH_FUNCTIONS(X)                                                                \
+    X(hipGraphCreate, hipError_t, (hipGraph_t*, unsigned))                                         \
+    X(hipGraphAddKernelNode, hipError_t,                                                           \
+      (hipGraphNode_t*, hipGraph_t, const hipGraphNode_t*, std::size_t,                            \
+       const HipKernelNodeParams*))                                                                \
+    X(hipGraphAddMemsetNode, hipError_t,                                                           \
+      (hipGraphNode_t*, hipGraph_t, const hipGraphNode_t*, std::size_t, const HipMemsetParams*))   \
+    X(hipGraphInstantiateWithFlags, hipError_t, (hipGraphExec_t*, hipGraph_t, unsigned long long)) \
+    X(hipGraphLaunch, hipError_t, (hipGraphExec_t, hipStream_t))                                   \
+    X(hipGraphExecDestroy, hipError_t, (hipGraphExec_t))                                           \
+    X(hipGraphDestroy, hipError_t, (hipGraph_t))
+
 // TACK_HIP_ALLOCATOR=pool (ROCm 5.1+). Texture objects. Pointer attributes (memory_space) and
 // device properties (the architecture the disk cache keys on), read at the offsets below.
 #define TACK_HIP_OPTIONAL_FUNCTIONS(X)                                \
@@ -149,6 +188,7 @@ struct HipTextureDesc {
     X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t*, int))   \
     X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t, int, void*)) \
     TACK_HIP_TEXTURE_FUNCTIONS(X)                                     \
+    TACK_HIP_GRAPH_FUNCTIONS(X)                                       \
     X(hipPointerGetAttributes, hipError_t, (void*, const void*))      \
     X(hipGetDeviceProperties, hipError_t, (void*, int))
 
@@ -156,6 +196,7 @@ struct HipApi {
     TACK_GPU_API(TACK_HIP_FUNCTIONS, TACK_HIP_OPTIONAL_FUNCTIONS)
     static constexpr std::string_view kLibrary = "hip";
     bool has_textures() const { return true TACK_HIP_TEXTURE_FUNCTIONS(TACK_GPU_PRESENT); }
+    bool has_graphs() const { return true TACK_HIP_GRAPH_FUNCTIONS(TACK_GPU_PRESENT); }
 };
 
 /// hipRTC (gpu/rtc.hpp): HIP C to a code object.

@@ -63,6 +63,18 @@ static_assert(sizeof(cuda::CuTextureDesc) == sizeof(CUDA_TEXTURE_DESC));
 SAME_FIELD(CuTextureDesc, CUDA_TEXTURE_DESC, filter_mode, filterMode);
 SAME_FIELD(CuTextureDesc, CUDA_TEXTURE_DESC, flags, flags);
 SAME_FIELD(CuTextureDesc, CUDA_TEXTURE_DESC, border_color, borderColor);
+// Launch graphs (runtime/cuda/graph.cpp).
+static_assert(sizeof(cuda::CuKernelNodeParams) == sizeof(CUDA_KERNEL_NODE_PARAMS));
+SAME_FIELD(CuKernelNodeParams, CUDA_KERNEL_NODE_PARAMS, grid, gridDimX);
+SAME_FIELD(CuKernelNodeParams, CUDA_KERNEL_NODE_PARAMS, block, blockDimX);
+SAME_FIELD(CuKernelNodeParams, CUDA_KERNEL_NODE_PARAMS, shared_bytes, sharedMemBytes);
+SAME_FIELD(CuKernelNodeParams, CUDA_KERNEL_NODE_PARAMS, kernel_params, kernelParams);
+SAME_FIELD(CuKernelNodeParams, CUDA_KERNEL_NODE_PARAMS, ctx, ctx);
+static_assert(sizeof(cuda::CuMemsetNodeParams) == sizeof(CUDA_MEMSET_NODE_PARAMS));
+SAME_FIELD(CuMemsetNodeParams, CUDA_MEMSET_NODE_PARAMS, value, value);
+SAME_FIELD(CuMemsetNodeParams, CUDA_MEMSET_NODE_PARAMS, element_size, elementSize);
+SAME_FIELD(CuMemsetNodeParams, CUDA_MEMSET_NODE_PARAMS, width, width);
+SAME_FIELD(CuMemsetNodeParams, CUDA_MEMSET_NODE_PARAMS, height, height);
 static_assert(cuda::CU_AD_FORMAT_FLOAT == CU_AD_FORMAT_FLOAT &&
               cuda::CU_TR_ADDRESS_MODE_CLAMP == CU_TR_ADDRESS_MODE_CLAMP &&
               cuda::CU_TR_FILTER_MODE_LINEAR == CU_TR_FILTER_MODE_LINEAR &&

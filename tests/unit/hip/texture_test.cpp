@@ -50,6 +50,18 @@ SAME_FIELD(HipTextureDesc, hipTextureDesc, filter_mode, filterMode);
 SAME_FIELD(HipTextureDesc, hipTextureDesc, read_mode, readMode);
 SAME_FIELD(HipTextureDesc, hipTextureDesc, normalized_coords, normalizedCoords);
 SAME_FIELD(HipTextureDesc, hipTextureDesc, max_mipmap_level_clamp, maxMipmapLevelClamp);
+// Launch graphs (runtime/hip/graph.cpp).
+static_assert(sizeof(hip::HipKernelNodeParams) == sizeof(hipKernelNodeParams));
+SAME_FIELD(HipKernelNodeParams, hipKernelNodeParams, func, func);
+SAME_FIELD(HipKernelNodeParams, hipKernelNodeParams, grid, gridDim);
+SAME_FIELD(HipKernelNodeParams, hipKernelNodeParams, kernel_params, kernelParams);
+SAME_FIELD(HipKernelNodeParams, hipKernelNodeParams, shared_bytes, sharedMemBytes);
+static_assert(sizeof(hip::HipMemsetParams) == sizeof(hipMemsetParams));
+SAME_FIELD(HipMemsetParams, hipMemsetParams, element_size, elementSize);
+SAME_FIELD(HipMemsetParams, hipMemsetParams, height, height);
+SAME_FIELD(HipMemsetParams, hipMemsetParams, pitch, pitch);
+SAME_FIELD(HipMemsetParams, hipMemsetParams, value, value);
+SAME_FIELD(HipMemsetParams, hipMemsetParams, width, width);
 static_assert(hip::hipChannelFormatKindFloat == hipChannelFormatKindFloat &&
               hip::hipResourceTypeArray == hipResourceTypeArray &&
               hip::hipAddressModeClamp == hipAddressModeClamp &&
