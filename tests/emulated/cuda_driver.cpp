@@ -658,35 +658,13 @@ CUresult kernel_op(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned
         return refuse(CUDA_ERROR_INVALID_HANDLE, std::string(what) +
                                                      ": the function's module belongs to "
                                                      "another context than the current one");
-    if (gy != 1 || gz != 1 || by != 1 || bz != 1 || extra)
-        return refuse(CUDA_ERROR_NOT_SUPPORTED,
-                      std::string(what) +
-                          ": the emulated device runs one-dimensional grids "
-                          "given kernelParams");
+    if (std::string no = tack_emu::unsupported_launch(gy, gz, by, bz, extra); !no.empty())
+        return refuse(CUDA_ERROR_NOT_SUPPORTED, std::string(what) + ": " + no);
     if (std::uint64_t(bx) > tack_emu::kMaxBlock) return CUDA_ERROR_INVALID_VALUE;
-    tack_emu::Launch launch{f->function, gx, bx};
-    auto values = std::make_shared<std::vector<std::vector<unsigned char>>>();
-    std::string why = tack_emu::prepare_launch(launch, params, shared, values.get());
-    if (!why.empty()) return refuse(CUDA_ERROR_INVALID_VALUE, std::string(what) + ": " + why);
-    if (tack_emu::fails(*launch.function)) {
-        *op = [](tack_emu::Stream& q) { q.fail(CUDA_ERROR_LAUNCH_FAILED); };
-    } else {
-        *op = [launch, values](tack_emu::Stream&) { tack_emu::run(launch, *values); };
-    }
-    return CUDA_SUCCESS;
-}
-
-// A fill checked as cuMemsetD*Async checks it: the operation.
-CUresult fill_op(CUdeviceptr p, unsigned value, unsigned elem, std::size_t count, const char* what,
-                 tack_emu::Graph::Op* op) {
-    if (elem != 1 && elem != 2 && elem != 4) return CUDA_ERROR_INVALID_VALUE;
-    if (CUresult r = need_range(p, count * elem, what)) return r;
-    *op = [=](tack_emu::Stream&) {
-        auto* d = static_cast<unsigned char*>(dptr(p));
-        for (std::size_t i = 0; i < count; ++i)
-            std::memcpy(d + i * elem, &value, elem);  // little-endian: the low bytes
-    };
-    return CUDA_SUCCESS;
+    std::string why =
+        tack_emu::launch_op(f->function, gx, bx, shared, params, CUDA_ERROR_LAUNCH_FAILED, op);
+    return why.empty() ? CUDA_SUCCESS
+                       : refuse(CUDA_ERROR_INVALID_VALUE, std::string(what) + ": " + why);
 }
 
 tack_emu::Handles<CUgraph_st> g_graphs;
@@ -695,11 +673,8 @@ tack_emu::Handles<CUgraphExec_st> g_execs;
 CUresult add_node(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, std::size_t n,
                   tack_emu::Graph::Op op, const char* what) {
     std::string why;
-    auto* node =
-        g->graph.add(std::move(op), reinterpret_cast<tack_emu::Graph::Node* const*>(deps), n, &why);
-    if (!node) return refuse(CUDA_ERROR_INVALID_VALUE, std::string(what) + ": " + why);
-    *out = reinterpret_cast<CUgraphNode>(node);
-    return CUDA_SUCCESS;
+    *out = static_cast<CUgraphNode>(g->graph.add(std::move(op), deps, n, &why));
+    return *out ? CUDA_SUCCESS : refuse(CUDA_ERROR_INVALID_VALUE, std::string(what) + ": " + why);
 }
 
 }  // namespace
@@ -748,10 +723,10 @@ CUresult cuGraphAddMemsetNode(CUgraphNode* out, CUgraph g, const CUgraphNode* de
     if (!g_graphs.live(g) || !live(g_contexts, ctx)) return CUDA_ERROR_INVALID_HANDLE;
     if (p->height != 1)
         return refuse(CUDA_ERROR_NOT_SUPPORTED, "cuGraphAddMemsetNode: one row only");
-    tack_emu::Graph::Op op;
-    if (CUresult r =
-            fill_op(p->dst, p->value, p->elementSize, p->width, "cuGraphAddMemsetNode", &op))
-        return r;
+    unsigned elem = p->elementSize;
+    if (elem != 1 && elem != 2 && elem != 4) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = need_range(p->dst, p->width * elem, "cuGraphAddMemsetNode")) return r;
+    auto op = tack_emu::fill_op(dptr(p->dst), p->value, elem, p->width);
     return add_node(out, g, deps, n, std::move(op), "cuGraphAddMemsetNode");
 }
 

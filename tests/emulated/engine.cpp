@@ -263,10 +263,10 @@ void Stream::run() {
     }
 }
 
-Graph::Node* Graph::add(Op op, Node* const* dependencies, std::size_t count, std::string* why) {
+void* Graph::add(Op op, const void* dependencies, std::size_t count, std::string* why) {
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < count; ++i) {
-        const Node* d = dependencies[i];
+        const Node* d = static_cast<const Node* const*>(dependencies)[i];
         bool ours = false;
         for (const auto& n : nodes_)
             ours |= n.get() == d;
@@ -278,6 +278,33 @@ Graph::Node* Graph::add(Op op, Node* const* dependencies, std::size_t count, std
     ops_.push_back(std::move(op));
     nodes_.push_back(std::make_unique<Node>(Node{this, nodes_.size()}));
     return nodes_.back().get();
+}
+
+std::string unsupported_launch(unsigned gy, unsigned gz, unsigned by, unsigned bz, void** extra) {
+    if (gy == 1 && gz == 1 && by == 1 && bz == 1 && !extra) return "";
+    return "the emulated device runs one-dimensional grids given kernelParams";
+}
+
+std::string launch_op(const Function* function, unsigned grid, unsigned block, unsigned shared,
+                      void** params, int fail_code, Graph::Op* op) {
+    Launch launch{function, grid, block};
+    auto values = std::make_shared<std::vector<std::vector<unsigned char>>>();
+    std::string why = prepare_launch(launch, params, shared, values.get());
+    if (!why.empty()) return why;
+    if (fails(*function)) {
+        *op = [fail_code](Stream& q) { q.fail(fail_code); };
+    } else {
+        *op = [launch, values](Stream&) { run(launch, *values); };
+    }
+    return "";
+}
+
+Graph::Op fill_op(void* dst, unsigned value, unsigned elem, std::size_t count) {
+    return [=](Stream&) {
+        auto* d = static_cast<unsigned char*>(dst);
+        for (std::size_t i = 0; i < count; ++i)
+            std::memcpy(d + i * elem, &value, elem);  // little-endian: the low bytes
+    };
 }
 
 Graph::Exec Graph::instantiate() const {

@@ -197,8 +197,9 @@ class Graph {
         const Graph* graph;
         std::size_t index;
     };
-    /// The new node; nullptr with `*why` set when a dependency is not a node of this graph.
-    Node* add(Op op, Node* const* dependencies, std::size_t count, std::string* why);
+    /// The new node (a driver's node handle); nullptr with `*why` set when a dependency (the
+    /// driver's handles) is not a node of this graph.
+    void* add(Op op, const void* dependencies, std::size_t count, std::string* why);
     using Exec = std::shared_ptr<const std::vector<Op>>;
     Exec instantiate() const;
     /// Queues one run of `exec` on `q`.
@@ -266,6 +267,17 @@ std::string prepare_launch(const Launch& launch, void** params, unsigned shared_
                            std::vector<std::vector<unsigned char>>* values);
 /// Runs every thread of the grid on the calling thread (a stream's worker).
 void run(const Launch& launch, std::vector<std::vector<unsigned char>>& values);
+
+/// Why the emulated device does not run a launch of these dimensions (it runs one-dimensional
+/// grids given kernelParams), or "".
+std::string unsupported_launch(unsigned gy, unsigned gz, unsigned by, unsigned bz, void** extra);
+/// A launch checked (prepare_launch) and its arguments copied: the operation that runs it on a
+/// stream, or fails the stream with `fail_code` where the kernel is one fails() names. "" or why
+/// not.
+std::string launch_op(const Function* function, unsigned grid, unsigned block, unsigned shared,
+                      void** params, int fail_code, Graph::Op* op);
+/// A fill of `count` elements of `elem` bytes (the low bytes of `value`) at `dst`.
+Graph::Op fill_op(void* dst, unsigned value, unsigned elem, std::size_t count);
 
 /// Whether a launch of `function` is to fail on its stream instead of running: the names set by
 /// tack_emu_fail_kernels (a test's way to make a queued launch fail, as a kernel that traps or

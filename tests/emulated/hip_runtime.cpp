@@ -434,20 +434,11 @@ hipError_t kernel_op(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, uns
                      unsigned by, unsigned bz, unsigned shared, void** params, void** extra,
                      const char* what, tack_emu::Graph::Op* op) {
     if (!g_functions.live(f)) return hipErrorInvalidHandle;
-    if (gy != 1 || gz != 1 || by != 1 || bz != 1 || extra)
-        return refuse(hipErrorNotSupported, std::string(what) +
-                                                ": the emulated device runs one-dimensional grids "
-                                                "given kernelParams");
-    tack_emu::Launch launch{f->function, gx, bx};
-    auto values = std::make_shared<std::vector<std::vector<unsigned char>>>();
-    std::string why = tack_emu::prepare_launch(launch, params, shared, values.get());
-    if (!why.empty()) return refuse(hipErrorInvalidValue, std::string(what) + ": " + why);
-    if (tack_emu::fails(*launch.function)) {
-        *op = [](tack_emu::Stream& q) { q.fail(hipErrorLaunchFailure); };
-    } else {
-        *op = [launch, values](tack_emu::Stream&) { tack_emu::run(launch, *values); };
-    }
-    return hipSuccess;
+    if (std::string no = tack_emu::unsupported_launch(gy, gz, by, bz, extra); !no.empty())
+        return refuse(hipErrorNotSupported, std::string(what) + ": " + no);
+    std::string why =
+        tack_emu::launch_op(f->function, gx, bx, shared, params, hipErrorLaunchFailure, op);
+    return why.empty() ? hipSuccess : refuse(hipErrorInvalidValue, std::string(what) + ": " + why);
 }
 
 tack_emu::Handles<ihipGraph> g_graphs;
@@ -456,11 +447,8 @@ tack_emu::Handles<hipGraphExec> g_execs;
 hipError_t add_node(hipGraphNode_t* out, hipGraph_t g, const hipGraphNode_t* deps, std::size_t n,
                     tack_emu::Graph::Op op, const char* what) {
     std::string why;
-    auto* node =
-        g->graph.add(std::move(op), reinterpret_cast<tack_emu::Graph::Node* const*>(deps), n, &why);
-    if (!node) return refuse(hipErrorInvalidValue, std::string(what) + ": " + why);
-    *out = reinterpret_cast<hipGraphNode_t>(node);
-    return hipSuccess;
+    *out = static_cast<hipGraphNode_t>(g->graph.add(std::move(op), deps, n, &why));
+    return *out ? hipSuccess : refuse(hipErrorInvalidValue, std::string(what) + ": " + why);
 }
 
 }  // namespace
@@ -509,12 +497,7 @@ hipError_t hipGraphAddMemsetNode(hipGraphNode_t* out, hipGraph_t g, const hipGra
     if (p->height != 1) return refuse(hipErrorNotSupported, "hipGraphAddMemsetNode: one row only");
     std::size_t count = p->width;
     if (hipError_t r = need_range(p->dst, count * elem, "hipGraphAddMemsetNode")) return r;
-    auto* d = static_cast<unsigned char*>(p->dst);
-    unsigned value = p->value;
-    tack_emu::Graph::Op op = [=](tack_emu::Stream&) {
-        for (std::size_t i = 0; i < count; ++i)
-            std::memcpy(d + i * elem, &value, elem);  // little-endian: the low bytes
-    };
+    auto op = tack_emu::fill_op(p->dst, p->value, elem, count);
     return add_node(out, g, deps, n, std::move(op), "hipGraphAddMemsetNode");
 }
 

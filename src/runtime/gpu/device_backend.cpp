@@ -360,7 +360,7 @@ class VendorGraph final : public GraphExec {
                 steps.push_back({v.code_, unsigned(b.geometry_.groups(l.total)),
                                  unsigned(b.geometry_.group), ptrs.data()});
             }
-            exec_ = b.make_graph(steps);
+            exec_ = build(b, steps);
         } catch (...) {
             release_packs();
             throw;
@@ -415,6 +415,20 @@ class VendorGraph final : public GraphExec {
     }
 
   private:
+    // One chain: each node after the one before.
+    static void* build(DeviceBackend& b, const std::vector<DeviceBackend::GraphStep>& steps) {
+        void* graph = b.graph_create();
+        try {
+            void* last = nullptr;
+            for (const auto& step : steps)
+                last = b.graph_add(graph, last, step);
+        } catch (...) {
+            b.graph_discard(graph);
+            throw;
+        }
+        return b.graph_instantiate(graph);
+    }
+
     struct Packs {
         std::size_t node;
         std::vector<Block> blocks;  // in abi.packs order

@@ -138,9 +138,14 @@ class DeviceBackend : public Backend {
     };
     /// Whether the vendor runtime builds graphs.
     virtual bool has_graphs() const = 0;
-    /// The executable graph of `steps`, each after the one before (the driver copies the
-    /// parameters); RuntimeError on a driver failure, with nothing left.
-    virtual void* make_graph(std::span<const GraphStep> steps) = 0;
+    /// An empty graph; the node of `step` added after `after` (nullptr: the first), the driver
+    /// copying the parameters; the executable graph of a finished one, which is destroyed (on
+    /// failure too). RuntimeError naming the failed call.
+    virtual void* graph_create() = 0;
+    virtual void* graph_add(void* graph, void* after, const GraphStep& step) = 0;
+    virtual void* graph_instantiate(void* graph) = 0;
+    /// Destroys a graph that is not instantiated.
+    virtual void graph_discard(void* graph) noexcept = 0;
     /// Queues one run of an executable graph; destroys one no queued run uses any more.
     virtual void launch_graph(void* exec) = 0;
     virtual void destroy_graph(void* exec) noexcept = 0;
@@ -198,6 +203,9 @@ class DeviceBackend : public Backend {
     Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) override;         \
     void destroy_image(Image image) noexcept override;                                            \
     bool has_graphs() const override;                                                             \
-    void* make_graph(std::span<const GraphStep> steps) override;                                  \
+    void* graph_create() override;                                                                \
+    void* graph_add(void* graph, void* after, const GraphStep& step) override;                    \
+    void* graph_instantiate(void* graph) override;                                                \
+    void graph_discard(void* graph) noexcept override;                                            \
     void launch_graph(void* exec) override;                                                       \
     void destroy_graph(void* exec) noexcept override;

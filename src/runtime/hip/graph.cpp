@@ -1,7 +1,7 @@
-// The HIP half of launch graphs (gpu::DeviceBackend::instantiate_graph): a hipGraph built as
-// one chain of kernel and memset nodes with the device current, instantiated once and launched
-// on the backend's stream. A kernel node names the module's hipFunction_t, which HIP takes
-// where a host function would go.
+// The HIP half of launch graphs (gpu::DeviceBackend::instantiate_graph): kernel and memset
+// nodes of a hipGraph with the device current, instantiated once and launched on the
+// backend's stream. A kernel node names the module's hipFunction_t, which HIP takes where a
+// host function would go.
 #include "runtime/hip/hip_backend.hpp"
 
 namespace tack::runtime::hip {
@@ -10,44 +10,46 @@ bool HipBackend::has_graphs() const {
     return api_.has_graphs();
 }
 
-void* HipBackend::make_graph(std::span<const GraphStep> steps) {
+void* HipBackend::graph_create() {
     DeviceScope scope(api_, device_);
     hipGraph_t graph = nullptr;
     check(api_, api_.hipGraphCreate(&graph, 0), "hipGraphCreate");
-    hipError_t r = hipSuccess;
-    const char* failed = "hipGraphInstantiateWithFlags";
-    hipGraphNode_t last = nullptr;
-    for (const GraphStep& s : steps) {
-        hipGraphNode_t node = nullptr;
-        std::size_t deps = last ? 1 : 0;
-        if (s.code.function) {
-            HipKernelNodeParams p;
-            p.func = s.code.function;
-            p.grid.x = s.groups;
-            p.block.x = s.group;
-            p.kernel_params = s.params;
-            r = api_.hipGraphAddKernelNode(&node, graph, &last, deps, &p);
-            failed = "hipGraphAddKernelNode";
-        } else {
-            HipMemsetParams p;
-            p.dst = reinterpret_cast<void*>(s.dst);
-            p.value = s.pattern;
-            p.element_size = unsigned(s.elem_size);
-            p.width = s.count;
-            r = api_.hipGraphAddMemsetNode(&node, graph, &last, deps, &p);
-            failed = "hipGraphAddMemsetNode";
-        }
-        if (r != hipSuccess) break;
-        last = node;
+    return graph;
+}
+
+void* HipBackend::graph_add(void* graph, void* after, const GraphStep& s) {
+    DeviceScope scope(api_, device_);
+    auto g = static_cast<hipGraph_t>(graph);
+    auto last = static_cast<hipGraphNode_t>(after);
+    std::size_t deps = last ? 1 : 0;
+    hipGraphNode_t node = nullptr;
+    if (!s.code.function) {
+        HipMemsetParams p{
+            reinterpret_cast<void*>(s.dst), unsigned(s.elem_size), 1, 0, s.pattern, s.count};
+        check(api_, api_.hipGraphAddMemsetNode(&node, g, &last, deps, &p), "hipGraphAddMemsetNode");
+        return node;
     }
+    HipKernelNodeParams p;
+    p.block.x = s.group;
+    p.func = s.code.function;
+    p.grid.x = s.groups;
+    p.kernel_params = s.params;
+    check(api_, api_.hipGraphAddKernelNode(&node, g, &last, deps, &p), "hipGraphAddKernelNode");
+    return node;
+}
+
+void* HipBackend::graph_instantiate(void* graph) {
+    DeviceScope scope(api_, device_);
     hipGraphExec_t exec = nullptr;
-    if (r == hipSuccess) {
-        failed = "hipGraphInstantiateWithFlags";
-        r = api_.hipGraphInstantiateWithFlags(&exec, graph, 0);
-    }
-    api_.hipGraphDestroy(graph);  // the executable graph is independent of it
-    check(api_, r, failed);
+    hipError_t r = api_.hipGraphInstantiateWithFlags(&exec, static_cast<hipGraph_t>(graph), 0);
+    graph_discard(graph);  // the executable graph is independent of it
+    check(api_, r, "hipGraphInstantiateWithFlags");
     return exec;
+}
+
+void HipBackend::graph_discard(void* graph) noexcept {
+    DeviceScope scope(api_, device_);
+    api_.hipGraphDestroy(static_cast<hipGraph_t>(graph));
 }
 
 void HipBackend::launch_graph(void* exec) {
