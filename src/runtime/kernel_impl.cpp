@@ -335,7 +335,7 @@ void KernelImpl::record(GraphCapture& capture, const SignatureEntry& sig, Backen
             if (slot->variant.get() == &v) shared = slot->variant;
         }
     }
-    capture.add_launch(name(), std::move(shared), launch, args);
+    capture.add_launch(std::move(shared), launch, args);
 }
 
 void KernelImpl::check_arguments(Backend& backend, std::span<const detail::Arg> args) const {

@@ -126,11 +126,8 @@ CUresult fill(CUdeviceptr p, T value, std::size_t count, CUstream s, const char*
     tack_emu::Stream* q;
     if (CUresult r = queue_of(s, &q)) return r;
     if (CUresult r = need_range(p, count * sizeof(T), what)) return r;
-    q->enqueue([=] {
-        T* d = static_cast<T*>(dptr(p));
-        for (std::size_t i = 0; i < count; ++i)
-            d[i] = value;
-    });
+    auto op = tack_emu::fill_op(dptr(p), unsigned(value), sizeof(T), count);
+    q->enqueue([op, q] { op(*q); });
     return CUDA_SUCCESS;
 }
 

@@ -93,11 +93,8 @@ hipError_t fill(void* p, T value, std::size_t count, hipStream_t s, const char* 
     tack_emu::Stream* q;
     if (hipError_t r = queue_of(s, &q)) return r;
     if (hipError_t r = need_range(p, count * sizeof(T), what)) return r;
-    q->enqueue([=] {
-        T* d = static_cast<T*>(p);
-        for (std::size_t i = 0; i < count; ++i)
-            d[i] = value;
-    });
+    auto op = tack_emu::fill_op(p, unsigned(value), sizeof(T), count);
+    q->enqueue([op, q] { op(*q); });
     return hipSuccess;
 }
 

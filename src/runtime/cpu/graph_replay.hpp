@@ -1,12 +1,14 @@
 #pragma once
 // A captured graph's replay on the CPU (runtime/graph): one fan-out of the pool for the whole
 // replay instead of one per launch. Every launch and fill of every repetition is a phase cut
-// into pieces; the threads take pieces in one global order from a shared counter, and a piece
-// starts only once every piece of the phases before it has finished. Pieces are taken in
-// order and each taken piece is being run, so a wait always ends: a worker that wakes late (or
-// never) only leaves more pieces to the others, and the caller alone runs everything when the
-// pool is busy elsewhere. Each index of each phase runs exactly once (E9), with the per-launch
-// fork-join replaced by two atomic increments per piece.
+// into pieces, and a piece starts only once every piece of the phases before it has finished.
+// Piece j of a phase belongs to participant j % threads, so each thread keeps touching the same
+// part of the data from phase to phase; a piece is claimed before it runs (a counter per piece
+// of a repetition), and a participant whose own next piece is not ready runs free pieces of the
+// phase in progress, so a worker that wakes late (or never) only leaves more pieces to the
+// others, and the caller alone runs everything when the pool is busy elsewhere. Each index of
+// each phase runs exactly once (E9), with the per-launch fork-join replaced by a claim and a
+// completion count per piece.
 
 #include <cstdint>
 #include <span>

@@ -13,10 +13,13 @@ namespace {
 
 thread_local GraphCapture* t_capture = nullptr;
 
-// The bits a use of a parameter receives: the value converted to the use's dtype, as a scalar
-// argument of that dtype is packed (an f32 in the low 32 bits).
-std::uint64_t use_bits(Scalar value, DType dtype) {
-    return convert_scalar(value, dtype);
+void run_node(Backend& backend, const GraphNode& node) {
+    if (const auto* l = std::get_if<GraphLaunch>(&node)) {
+        backend.dispatch(*l->variant, l->args(), nullptr);
+        return;
+    }
+    const auto& f = std::get<GraphFill>(node);
+    fill_buffer(*f.buffer, f.dtype, f.bits, f.count);
 }
 
 class LoopReplay final : public GraphExec {
@@ -32,15 +35,6 @@ class LoopReplay final : public GraphExec {
 }  // namespace
 
 // --- replay ------------------------------------------------------------------------------------
-
-void run_node(Backend& backend, const GraphNode& node) {
-    if (const auto* l = std::get_if<GraphLaunch>(&node)) {
-        backend.dispatch(*l->variant, l->args(), nullptr);
-        return;
-    }
-    const auto& f = std::get<GraphFill>(node);
-    fill_buffer(*f.buffer, f.dtype, f.bits, f.count);
-}
 
 std::unique_ptr<GraphExec> replay_loop() {
     return std::make_unique<LoopReplay>();
@@ -88,10 +82,9 @@ void GraphCapture::use(int param, std::size_t slot, DType dtype) {
         {record_.nodes.size() - 1, slot, dtype});
 }
 
-void GraphCapture::add_launch(std::string kernel, std::shared_ptr<const Variant> variant,
-                              const LaunchArgs& launch, std::span<const detail::Arg> args) {
+void GraphCapture::add_launch(std::shared_ptr<const Variant> variant, const LaunchArgs& launch,
+                              std::span<const detail::Arg> args) {
     GraphLaunch l;
-    l.kernel = std::move(kernel);
     l.variant = std::move(variant);
     l.slots.assign(launch.slots, launch.slots + args.size());
     l.total = launch.total;
@@ -146,19 +139,19 @@ void set_graph_param(GraphRecord& record, int index, Scalar value) {
         throw TypeError("graph parameter '" + p.name + "' is an integer (tack." +
                         std::string(name(p.value.dtype)) + "), got a float");
     p.value = Scalar{p.value.dtype, convert_scalar(value, p.value.dtype)};
+    // Each use gets the value converted to its own dtype, as the scalar argument was packed.
     for (const auto& u : p.uses) {
         GraphNode& node = record.nodes[u.node];
         if (auto* l = std::get_if<GraphLaunch>(&node)) {
-            l->slots[u.slot] = use_bits(value, u.dtype);
+            l->slots[u.slot] = convert_scalar(value, u.dtype);
         } else {
-            std::get<GraphFill>(node).bits = use_bits(value, u.dtype);
+            std::get<GraphFill>(node).bits = convert_scalar(value, u.dtype);
         }
     }
     ++record.version;
 }
 
-// --- finished graphs
-// -------------------------------------------------------------------------------
+// --- finished graphs ---------------------------------------------------------------------------
 
 GraphImpl::GraphImpl(GraphRecord record) : record_(std::move(record)) {
     exec_ = record_.backend->instantiate_graph(record_);

@@ -31,7 +31,6 @@ namespace tack::runtime {
 
 /// One recorded launch: what Backend::dispatch was to be given.
 struct GraphLaunch {
-    std::string kernel;  // for errors
     std::shared_ptr<const Variant> variant;
     std::vector<std::uint64_t> slots;
     std::vector<std::shared_ptr<Buffer>> keep;  // the bound buffers, alive while the graph is
@@ -83,8 +82,6 @@ class GraphExec {
 
 /// The core's replay: each node through the backend's own dispatch and fill paths.
 std::unique_ptr<GraphExec> replay_loop();
-/// Runs one node as the loop replays it (vendor graphs fall back to it per node).
-void run_node(Backend& backend, const GraphNode& node);
 
 // --- capturing ---------------------------------------------------------------------------------
 
@@ -101,8 +98,8 @@ class GraphCapture {
     int add_param(std::string name, Scalar value);
     const GraphParameter& param(int index) const;
     /// Records a launch that dispatch resolved (`args` for the parameters passed).
-    void add_launch(std::string kernel, std::shared_ptr<const Variant> variant,
-                    const LaunchArgs& launch, std::span<const detail::Arg> args);
+    void add_launch(std::shared_ptr<const Variant> variant, const LaunchArgs& launch,
+                    std::span<const detail::Arg> args);
     void add_fill(std::shared_ptr<Buffer> buffer, DType dtype, std::uint64_t bits,
                   std::size_t count, int param);
     /// Stops recording; the record, whose nodes run in the order they were issued.
