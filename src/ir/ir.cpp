@@ -415,4 +415,24 @@ StmtPtr BlockReduce::make(ReduceOp op, VarPtr result, ExprPtr value, SourceRange
     return n;
 }
 
+std::optional<std::vector<ExprPtr>> split_flat_index(const ExprPtr& index, const Buffer& b,
+                                                     int rank) {
+    if (rank < 1) return std::nullopt;
+    auto same = [](SourceRange x, SourceRange y) { return x.begin == y.begin && x.end == y.end; };
+    std::vector<ExprPtr> subs(static_cast<size_t>(rank));
+    ExprPtr e = index;
+    for (int d = rank - 1; d >= 1; --d) {
+        const auto* add = e->as<Binary>();
+        const auto* mul = add && add->op == BinaryOp::Add ? add->a->as<Binary>() : nullptr;
+        const auto* ext = mul && mul->op == BinaryOp::Mul ? mul->b->as<ArrayDim>() : nullptr;
+        if (!ext || ext->buffer.get() != &b || ext->dim != d || !same(add->range, mul->range) ||
+            !same(mul->range, ext->range))
+            return std::nullopt;
+        subs[static_cast<size_t>(d)] = add->b;
+        e = mul->a;
+    }
+    subs[0] = e;
+    return subs;
+}
+
 }  // namespace tack::ir

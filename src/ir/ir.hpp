@@ -66,6 +66,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -486,5 +487,11 @@ struct Kernel {
 std::string to_string(BinaryOp op);
 std::string to_string(CompareOp op);
 std::string to_string(UnaryOp op);
+/// The per-axis subscripts of `index` when it is sema's flattening of `rank` subscripts into
+/// `b` (the form the SEMANTICS block states: the chain's Add, Mul and ArrayDim share the
+/// subscript's range, which a user-written flat index `i * a.shape[1] + j` never does); nullopt
+/// for any other index. Debug mode's checks read it in kernels and in `return` expressions.
+std::optional<std::vector<ExprPtr>> split_flat_index(const ExprPtr& index, const Buffer& b,
+                                                     int rank);
 
 }  // namespace tack::ir

@@ -45,27 +45,6 @@ ExprPtr to_i64(const ExprPtr& e) {
     return e->type == DType::i64 ? e : Cast::make(DType::i64, e, e->range);
 }
 
-// Per-axis subscripts of `index` when it is sema's flattening of `rank` subscripts into `b`
-// (lower_expr.cpp flat_index, the form ir.hpp states): the chain's Add, Mul and ArrayDim share
-// the subscript's range, which a user-written flat index `i * a.shape[1] + j` never does.
-std::optional<std::vector<ExprPtr>> split_chain(const ExprPtr& index, const Buffer& b, int rank) {
-    if (rank < 1) return std::nullopt;
-    std::vector<ExprPtr> subs(static_cast<size_t>(rank));
-    ExprPtr e = index;
-    for (int d = rank - 1; d >= 1; --d) {
-        const auto* add = e->as<Binary>();
-        const auto* mul = add && add->op == BinaryOp::Add ? add->a->as<Binary>() : nullptr;
-        const auto* ext = mul && mul->op == BinaryOp::Mul ? mul->b->as<ArrayDim>() : nullptr;
-        if (!ext || ext->buffer.get() != &b || ext->dim != d ||
-            !same_range(add->range, mul->range) || !same_range(mul->range, ext->range))
-            return std::nullopt;
-        subs[static_cast<size_t>(d)] = add->b;
-        e = mul->a;
-    }
-    subs[0] = e;
-    return subs;
-}
-
 // The flat element index inside a vector or matrix field's base `flat * count` (lower_vector.cpp
 // place_of, the vector atomics of lower_call.cpp): the Mul and its IntImm share one range.
 const Binary* vector_base(const ExprPtr& def) {
@@ -333,7 +312,7 @@ class DebugChecks {
         ExprPtr flat;
         std::optional<std::vector<ExprPtr>> chain;
         if (b->kind == BufferKind::Param && b->elem_rank == 0)
-            chain = split_chain(index, *b, b->rank);
+            chain = split_flat_index(index, *b, b->rank);
         if (b->kind != BufferKind::Param) {
             subs = {spill(lin(index, out), out)};
             extents = {extent(*b, 0)};
@@ -365,7 +344,7 @@ class DebugChecks {
         const Binary* mul = b->elem_rank > 0 ? vector_base(n.value) : nullptr;
         if (b->elem_rank > 0 && !mul) return false;
         const ExprPtr& flat = mul ? mul->a : n.value;
-        auto chain = split_chain(flat, *b, b->rank - b->elem_rank);
+        auto chain = split_flat_index(flat, *b, b->rank - b->elem_rank);
         if (!chain) return false;
         std::vector<ExprPtr> subs;
         for (const auto& s : *chain)

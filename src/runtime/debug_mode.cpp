@@ -4,6 +4,7 @@
 #include <array>
 
 #include "diag/diagnostic.hpp"
+#include "runtime/result.hpp"
 
 namespace tack::runtime {
 
@@ -106,17 +107,69 @@ const passes::CheckSite& site_of(const DebugInfo& info, const std::int32_t* reco
     return info.sites[static_cast<size_t>(id - 1)];
 }
 
-[[noreturn]] void throw_violation(const DebugInfo& info, const std::int32_t* record,
-                                  std::span<const detail::Arg> args) {
-    const passes::CheckSite& s = site_of(info, record);
+std::string message_of(const DebugInfo& info, const passes::CheckSite& s,
+                       std::span<const int64_t> values, std::span<const detail::Arg> args) {
     bool division = s.kind == Kind::FloorDiv || s.kind == Kind::Mod;
-    std::string message = violation_message(info, record, args);
+    return "Kernel '" + info.kernel +
+           "': " + (division ? division_message(s, values[0]) : access_message(s, values, args));
+}
+
+std::span<const int64_t> used_values(const passes::CheckSite& s,
+                                     const std::array<int64_t, passes::kDebugRecordValues>& v) {
+    return {v.data(), static_cast<size_t>(s.values)};
+}
+
+[[noreturn]] void throw_violation(const DebugInfo& info, const passes::CheckSite& s,
+                                  std::span<const int64_t> values,
+                                  std::span<const detail::Arg> args) {
+    bool division = s.kind == Kind::FloorDiv || s.kind == Kind::Mod;
+    std::string message = message_of(info, s, values, args);
     diag::Diagnostic d{division ? diag::ErrorKind::ZeroDivision : diag::ErrorKind::Index, message,
                        s.file, s.range};
     std::string path = s.file ? s.file->path() : "";
     if (division) throw KernelZeroDivisionError(message, path, d.line(), d.column(), d.render());
     throw KernelIndexError(message, path, d.line(), d.column(), d.render());
 }
+
+[[noreturn]] void throw_violation(const DebugInfo& info, const std::int32_t* record,
+                                  std::span<const detail::Arg> args) {
+    const passes::CheckSite& s = site_of(info, record);
+    auto values = record_values(record);
+    throw_violation(info, s, used_values(s, values), args);
+}
+
+// The host's part of a debug launch (runtime/result.hpp): the parallel loop's bounds before
+// it, whose `//` and `%` are checked as the body's are, and the `return expr` after it, since
+// both run outside the threads.
+class HostChecks {
+  public:
+    HostChecks(const DebugInfo& info, const LaunchArgs& launch, std::span<const detail::Arg> args)
+        : checks_{[args](const ir::Buffer& b, int dim) {
+                      return args[static_cast<size_t>(b.param_index)]
+                          .array->shape()[static_cast<size_t>(dim)];
+                  },
+                  [&info, args](const passes::CheckSite& s, std::span<const int64_t> values) {
+                      throw_violation(info, s, values, args);
+                  }},
+          in_{info.checked.get(), launch.slots, launch.buffers,
+              [buffers = launch.buffers](int param, std::size_t offset, void* dst,
+                                         std::size_t bytes) {
+                  buffers[param]->read(offset, dst, bytes);
+              },
+              &checks_} {}
+
+    void loop_bounds() const {
+        for (const ir::LoopDim& d : in_.kernel->dims) {
+            for (const ir::ExprPtr& e : {d.start, d.end, d.step})
+                evaluate(in_, e);
+        }
+    }
+    void result(void* out) const { evaluate_result(in_, out); }
+
+  private:
+    ResultChecks checks_;
+    ResultInputs in_;
+};
 
 }  // namespace
 
@@ -135,10 +188,7 @@ std::string violation_message(const DebugInfo& info, const std::int32_t* record,
                               std::span<const detail::Arg> args) {
     const passes::CheckSite& s = site_of(info, record);
     auto values = record_values(record);
-    bool division = s.kind == Kind::FloorDiv || s.kind == Kind::Mod;
-    std::span<const int64_t> used(values.data(), static_cast<size_t>(s.values));
-    return "Kernel '" + info.kernel +
-           "': " + (division ? division_message(s, values[0]) : access_message(s, used, args));
+    return message_of(info, s, used_values(s, values), args);
 }
 
 void dispatch_checked(const DebugInfo& info, Backend& backend, const Variant& variant,
@@ -146,6 +196,8 @@ void dispatch_checked(const DebugInfo& info, Backend& backend, const Variant& va
     auto n = static_cast<size_t>(info.errors_param);
     TACK_ASSERT(args.size() == n, "debug launch of kernel '" + info.kernel + "' with " +
                                       std::to_string(args.size()) + " arguments");
+    HostChecks host(info, launch, args);
+    host.loop_bounds();
     // A fresh zero-filled record per launch: concurrent launches never share one.
     std::shared_ptr<Buffer> record = backend.allocate_array(passes::kDebugRecordWords * 4);
     std::vector<uint64_t> slots(launch.slots, launch.slots + n);
@@ -157,11 +209,12 @@ void dispatch_checked(const DebugInfo& info, Backend& backend, const Variant& va
         slots.push_back(static_cast<uint64_t>(dim < 0 ? a.size() : a.shape()[dim]));
         buffers.push_back(nullptr);
     }
-    backend.dispatch(variant, {slots.data(), buffers.data(), launch.total}, result);
+    backend.dispatch(variant, {slots.data(), buffers.data(), launch.total}, nullptr);
     backend.synchronize();
     std::int32_t words[passes::kDebugRecordWords];
     record->read(0, words, sizeof words);
     if (words[0] != 0) throw_violation(info, words, args);
+    if (result) host.result(result);
 }
 
 }  // namespace tack::runtime

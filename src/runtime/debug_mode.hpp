@@ -30,6 +30,9 @@ struct DebugInfo {
     std::vector<passes::CheckSite> sites;
     int errors_param = -1;
     std::vector<std::pair<int, int>> extents;
+    /// The checked kernel before shape specialization: the host checks its parallel loop's
+    /// bounds before the launch and evaluates its `return expr` after it.
+    std::shared_ptr<const ir::Kernel> checked;
 };
 
 /// One debug launch: `args` and `launch` cover the kernel's own parameters; the record and the

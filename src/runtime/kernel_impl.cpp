@@ -273,7 +273,8 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         check_per_call(*sig, backend, args);
         int64_t total = sig->launch.count({&sig->lowered, args});
         const ir::ExprPtr& result = sig->lowered.result;
-        if (total == 0 && !result) return std::nullopt;
+        // A debug launch of no iterations still checks its loop bounds (debug_mode.cpp).
+        if (total == 0 && !result && !sig->debug) return std::nullopt;
         if (!found) release();
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
         // Held only across a launch whose length the cost model can know from earlier calls
@@ -428,7 +429,8 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<
         passes::DebugChecked checked = driver::add_debug_checks(std::move(entry->lowered));
         entry->lowered = std::move(checked.kernel);
         entry->debug_info = std::make_unique<const DebugInfo>(DebugInfo{
-            name(), std::move(checked.sites), checked.errors_param, std::move(checked.extents)});
+            name(), std::move(checked.sites), checked.errors_param, std::move(checked.extents),
+            std::make_shared<const ir::Kernel>(entry->lowered)});
         entry->dispatch = dispatch_debug;
     }
     entry->dims_used = passes::shape_dims_used(entry->lowered);

@@ -387,6 +387,81 @@ def test_violation_before_the_parallel_loop(backend):
         "prologue", "x[5]")
 
 
+# --- outside the threads: the loop's bounds and `return expr` (issue 26, item 5) -------------
+
+
+@tack.kernel
+def returns_element(x, j: int) -> tack.f32:
+    for i in range(x.shape[0]):
+        x[i] = 1.0
+    return x[j]  # site: result1
+
+
+@tack.kernel
+def returns_grid(a, r: int, c: int, d: int) -> int:
+    for i in range(a.shape[0]):
+        a[i, 0] = 7
+    return a[r, c] + 7 // d  # site: result2
+
+
+@tack.kernel
+def split_loop(x, d: int):
+    for i in range(x.shape[0] // d):  # site: bounds
+        x[i] = 1.0
+
+
+@pytest.mark.parametrize("j", [8, -1, 2**20, 2**40])
+def test_return_expression_read_is_checked(backend, j):
+    x = tack.zeros(tack.f32, 8)
+    with tack.debug():
+        assert returns_element(x, 3) == 1.0
+        text = raises(IndexError, returns_element, x, j)
+    assert text == located(
+        f"Kernel 'returns_element': out-of-bounds read of 'x': index {j} is outside shape (8,)",
+        "result1", "x[j]")
+
+
+def test_return_expression_is_checked_per_axis_and_for_division(backend):
+    a = tack.zeros(tack.i32, (2, 3))
+    with tack.debug():
+        assert returns_grid(a, 1, 0, 3) == 7 + 7 // 3
+        # (0, 3) is inside a's six elements, but outside its second axis.
+        text = raises(IndexError, returns_grid, a, 0, 3, 1)
+        assert text == located(
+            "Kernel 'returns_grid': out-of-bounds read of 'a': index (0, 3) is outside shape "
+            "(2, 3) (axis 1 has size 3)", "result2", "a[r, c]")
+        text = raises(ZeroDivisionError, returns_grid, a, 1, 0, 0)
+        assert text == located(
+            "Kernel 'returns_grid': integer division or modulo by zero: 7 // 0 (i32)",
+            "result2", "7 // d")
+    # Outside debug mode the IR's defined result: 7 // 0 is 0.
+    assert returns_grid(a, 1, 0, 0) == 7
+
+
+def test_loop_bounds_are_checked_even_when_the_loop_is_empty(backend):
+    x = tack.zeros(tack.f32, 8)
+    with tack.debug():
+        split_loop(x, 2)
+        np.testing.assert_array_equal(x.to_numpy(), [1, 1, 1, 1, 0, 0, 0, 0])
+        text = raises(ZeroDivisionError, split_loop, x, 0)
+    assert text == located(
+        "Kernel 'split_loop': integer division or modulo by zero: 8 // 0 (i64)", "bounds",
+        "x.shape[0] // d")
+    split_loop(x, 0)  # outside debug mode: 8 // 0 is 0, no iterations
+
+
+def test_return_expression_read_off_the_device_is_refused_outside_debug_mode(backend):
+    # A GPU-style backend reads a result's elements back one by one: never outside the array,
+    # debug mode or not (the CPU's compiled result is as unchecked as its kernels are).
+    if backend == "cpu":
+        pytest.skip("the CPU's result function reads memory directly, unchecked outside debug")
+    x = tack.zeros(tack.f32, 8)
+    text = raises(IndexError, returns_element, x, 9)
+    assert text == located(
+        "Kernel 'returns_element': out-of-bounds read of 'x' in the return expression: flat "
+        "index 9 is outside its 8 elements", "result1", "x[j]")
+
+
 # --- the exception, and the process after it -------------------------------------------------
 
 

@@ -7,8 +7,8 @@
 #include "runtime/gpu/image_buffer.hpp"
 #include "runtime/gpu/packs.hpp"
 #include "runtime/gpu/pointers.hpp"
-#include "runtime/gpu/result.hpp"
 #include "runtime/graph/graph.hpp"
+#include "runtime/result.hpp"
 
 namespace tack::runtime::gpu {
 
@@ -259,11 +259,11 @@ void DeviceBackend::dispatch(const Variant& variant, const LaunchArgs& args, voi
     if (!result) return;
     const auto& v = static_cast<const DeviceVariant&>(variant);
     if (!v.result_kernel_) throw RuntimeError("the compiled kernel has no result");
-    ResultInputs in{v.result_kernel_.get(), args.slots,
+    ResultInputs in{v.result_kernel_.get(), args.slots, args.buffers,
                     [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
                         copy_out(dst, args.buffers[param]->address() + offset, bytes);
                     }};
-    gpu::evaluate_result(in, result);
+    runtime::evaluate_result(in, result);
 }
 
 std::optional<double> DeviceBackend::reduce_array(const Buffer& buffer, DType dtype,

@@ -5,9 +5,9 @@
 #include "runtime/errors.hpp"
 #include "runtime/gpu/image_buffer.hpp"
 #include "runtime/gpu/launch_rules.hpp"
-#include "runtime/gpu/result.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/level_zero/module.hpp"
+#include "runtime/result.hpp"
 
 namespace tack::runtime::level_zero {
 
@@ -117,13 +117,13 @@ void LevelZeroBackend::dispatch(const Variant& variant, const LaunchArgs& args, 
     if (!result) return;
     // The result reads device memory after the launch, through the queue (it waits first).
     if (!v.result_kernel_) throw RuntimeError("the compiled kernel has no result");
-    gpu::ResultInputs in{
-        v.result_kernel_.get(), args.slots,
-        [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
-            auto* base = reinterpret_cast<const std::uint8_t*>(args.buffers[param]->address());
-            queue_.download(dst, base + offset, bytes);
-        }};
-    gpu::evaluate_result(in, result);
+    ResultInputs in{v.result_kernel_.get(), args.slots, args.buffers,
+                    [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
+                        auto* base =
+                            reinterpret_cast<const std::uint8_t*>(args.buffers[param]->address());
+                        queue_.download(dst, base + offset, bytes);
+                    }};
+    runtime::evaluate_result(in, result);
 }
 
 void LevelZeroBackend::launch(const L0Variant& v, const LaunchArgs& args) {

@@ -6,9 +6,9 @@
 #include "passes/passes.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/gpu/packs.hpp"
-#include "runtime/gpu/result.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/opencl/runner.hpp"
+#include "runtime/result.hpp"
 
 namespace tack::runtime::opencl {
 
@@ -236,12 +236,12 @@ void OpenClBackend::dispatch(const Variant& variant, const LaunchArgs& args, voi
     if (!result) return;
     const auto& v = static_cast<const ClVariant&>(variant);
     if (!v.result_kernel_) throw RuntimeError("the compiled kernel has no result");
-    gpu::ResultInputs in{v.result_kernel_.get(), args.slots,
-                         [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
-                             const auto* b = static_cast<const ClBuffer*>(args.buffers[param]);
-                             queue_.download(dst, b->mem(), offset, bytes);
-                         }};
-    gpu::evaluate_result(in, result);
+    ResultInputs in{v.result_kernel_.get(), args.slots, args.buffers,
+                    [&](int param, std::size_t offset, void* dst, std::size_t bytes) {
+                        const auto* b = static_cast<const ClBuffer*>(args.buffers[param]);
+                        queue_.download(dst, b->mem(), offset, bytes);
+                    }};
+    runtime::evaluate_result(in, result);
 }
 
 }  // namespace tack::runtime::opencl

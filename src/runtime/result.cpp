@@ -1,11 +1,12 @@
-#include "runtime/gpu/result.hpp"
+#include "runtime/result.hpp"
 
 #include <cmath>
 #include <cstring>
 
 #include "diag/diagnostic.hpp"
+#include "tack/tack.hpp"
 
-namespace tack::runtime::gpu {
+namespace tack::runtime {
 
 namespace {
 
@@ -93,6 +94,8 @@ class Evaluator {
     Value eval(const ir::ExprPtr& e) {
         if (auto c = ir::constant_value(e)) return *c;
         if (auto v = e->as<ir::VarRef>()) return var(*v->var);
+        if (auto d = e->as<ir::ArrayDim>(); d && checks())
+            return Value::of_i64(in_.checks->extent(*d->buffer, d->dim));
         if (auto l = e->as<ir::Load>()) return load(*l);
         if (auto c = e->as<ir::Cast>()) return ir::eval_cast(c->type, eval(c->value));
         if (auto u = e->as<ir::Unary>()) return ir::eval_unary(u->op, eval(u->a));
@@ -119,15 +122,74 @@ class Evaluator {
     }
 
     Value load(const ir::Load& l) {
-        std::int64_t index = eval(l.index).as_signed();
-        std::size_t size = size_bytes(l.buffer->elem);
+        const ir::Buffer& b = *l.buffer;
+        std::size_t size = size_bytes(b.elem);
+        std::int64_t index = checks() ? checked_index(l) : eval(l.index).as_signed();
+        auto count = static_cast<std::int64_t>(in_.buffers[b.param_index]->nbytes() / size);
+        if (index < 0 || index >= count) {
+            if (checks()) violation(l, passes::CheckSite::Kind::Read, false, {index});
+            out_of_bounds(b, index, count, l.range);
+        }
         std::uint64_t bits = 0;
-        in_.read(l.buffer->param_index, static_cast<std::size_t>(index) * size, &bits, size);
-        return from_bits(l.buffer->elem, bits);
+        in_.read(b.param_index, static_cast<std::size_t>(index) * size, &bits, size);
+        return from_bits(b.elem, bits);
     }
+
+    // Debug mode: each subscript of a field's own axes within its extent, as the kernel's
+    // checks do (a vector field's components: its storage, flat).
+    std::int64_t checked_index(const ir::Load& l) {
+        const ir::Buffer& b = *l.buffer;
+        auto subs = b.elem_rank == 0 ? ir::split_flat_index(l.index, b, b.rank) : std::nullopt;
+        if (!subs) return eval(l.index).as_signed();
+        std::vector<std::int64_t> values;
+        for (const auto& e : *subs)
+            values.push_back(eval(e).as_signed());
+        std::int64_t flat = 0;
+        bool inside = true;
+        for (std::size_t d = 0; d < values.size(); ++d) {
+            std::int64_t extent = in_.checks->extent(b, static_cast<int>(d));
+            inside = inside && values[d] >= 0 && values[d] < extent;
+            flat = flat * extent + values[d];
+        }
+        if (!inside) violation(l, passes::CheckSite::Kind::Read, true, values);
+        return flat;
+    }
+
+    void violation(const ir::Load& l, passes::CheckSite::Kind kind, bool per_axis,
+                   std::vector<std::int64_t> values) {
+        passes::CheckSite site{kind,     in_.kernel->file, l.range,
+                               l.buffer, per_axis,         static_cast<int>(values.size())};
+        in_.checks->violation(site, values);
+        throw diag::InternalError("a result check did not raise its violation");
+    }
+
+    [[noreturn]] void out_of_bounds(const ir::Buffer& b, std::int64_t index, std::int64_t count,
+                                    ir::SourceRange range) {
+        std::string message = "Kernel '" + in_.kernel->name + "': out-of-bounds read of '" +
+                              b.name + "' in the return expression: flat index " +
+                              std::to_string(index) + " is outside its " + std::to_string(count) +
+                              " elements";
+        diag::Diagnostic d{diag::ErrorKind::Index, message, in_.kernel->file, range};
+        std::string path = in_.kernel->file ? in_.kernel->file->path() : "";
+        throw KernelIndexError(message, path, d.line(), d.column(), d.render());
+    }
+
+    bool checks() const { return in_.checks != nullptr; }
 
     Value binary(const ir::Binary& b) {
         Value x = eval(b.a), y = eval(b.b);
+        bool division = b.op == ir::BinaryOp::FloorDiv || b.op == ir::BinaryOp::Mod;
+        if (checks() && division && !x.is_float() && y.bits == 0) {
+            using Kind = passes::CheckSite::Kind;
+            passes::CheckSite site{b.op == ir::BinaryOp::Mod ? Kind::Mod : Kind::FloorDiv,
+                                   in_.kernel->file,
+                                   b.range,
+                                   nullptr,
+                                   false,
+                                   1,
+                                   b.type};
+            in_.checks->violation(site, std::vector<std::int64_t>{x.as_signed()});
+        }
         if (auto r = ir::eval_binary(b.op, x, y)) return *r;
         return math(ir::MathFn::Pow, b.type, x, y);  // float pow, the one declined binary
     }
@@ -152,9 +214,13 @@ class Evaluator {
 
 }  // namespace
 
+ir::Value evaluate(const ResultInputs& in, const ir::ExprPtr& e) {
+    return Evaluator(in).eval(e);
+}
+
 void evaluate_result(const ResultInputs& in, void* out) {
     std::uint64_t bits = to_bits(Evaluator(in).eval(in.kernel->result));
     std::memcpy(out, &bits, 8);
 }
 
-}  // namespace tack::runtime::gpu
+}  // namespace tack::runtime
