@@ -535,9 +535,8 @@ ir::BufferPtr Lowerer::lower_alloc(const ast::Call& e, const std::string& name,
         like ? array_of(*e.args[0], name.c_str()).buffer->elem : dtype_of(*e.args[0]);
     if (!elem) type_error(name + "() needs a dtype such as tack.f32", e.args[0]->range);
     auto size = static_int(*e.args[1]);
-    if (!size || *size <= 0 || *size > (__int128(1) << 40)) {
-        type_error(name + "() size must be a positive integer literal or constant",
-                   e.args[1]->range);
+    if (!size || *size <= 0 || *size > kMaxLocalArrayElements) {
+        type_error(alloc_size_message(name), e.args[1]->range);
     }
     bool shared = name.starts_with("shared");
     auto b = std::make_shared<const ir::Buffer>(

@@ -24,6 +24,7 @@
 #include "ir/ir.hpp"
 #include "sema/sema.hpp"
 #include "sema/templates.hpp"
+#include "sema/validate.hpp"
 
 namespace tack::sema::lower {
 
@@ -285,6 +286,7 @@ class Lowerer {
     DType float_result(const std::vector<ir::ExprPtr>& args) const;
 
     // ---- @tack.func inlining (lower_inline.cpp) ---------------------------------------------
+    std::string call_chain(const std::string& callee) const;
     /// `self`: a method's receiver (a template), bound to the callee's first parameter.
     std::vector<Val> inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out,
                                  const Binding* self = nullptr);
@@ -359,7 +361,8 @@ class Lowerer {
     // calling the same method of a nested template is not recursion (templates are finite).
     std::vector<std::pair<const void*, int>> call_stack_;
     std::vector<std::string> call_names_;
-    int loop_depth_ = 0;  // sequential loops around the current statement
+    int inlined_calls_ = 0;  // this lowering's, against kMaxInlinedCalls
+    int loop_depth_ = 0;     // sequential loops around the current statement
     bool in_prologue_ = false;
     // Host-evaluable value of each kernel variable the prologue assigned (null: not host
     // evaluable), for the parallel loop's bounds (A15).

@@ -50,8 +50,6 @@ const ir::BinaryOp kBinaryOps[] = {
     ir::BinaryOp::Shr,      ir::BinaryOp::BitAnd, ir::BinaryOp::BitOr, ir::BinaryOp::BitXor,
 };
 
-const char* kOpSpelling[] = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"};
-
 bool has_loads(const Val& v) {
     for (const auto& c : v.c) {
         if (has_load(*c)) return true;
@@ -286,7 +284,7 @@ Val Lowerer::lower_binary(const ast::Binary& e, ir::Block& out, Hint hint) {
     auto v = lower_values({e.lhs.get(), e.rhs.get()}, out, h);
     if (e.op == ast::BinaryOp::MatMul)
         return matmul(std::move(v[0]), std::move(v[1]), out, e.range);
-    std::string verb = std::string("operator ") + kOpSpelling[static_cast<int>(e.op)];
+    std::string verb = std::string("operator ") + operator_spelling(e.op);
     return zip(v[0], v[1], out, e.range, verb,
                [&](ir::ExprPtr a, ir::ExprPtr b) { return arith(e.op, a, b, e.range); });
 }
@@ -296,14 +294,11 @@ ir::ExprPtr Lowerer::arith(ast::BinaryOp op, ir::ExprPtr a, ir::ExprPtr b, Sourc
     // `x @= y` reaches here without lower_binary's check; kBinaryOps has no entry for @
     // (found by fuzz_frontend: the read past the table compiled `s @= x` as `s += x`).
     if (op == B::MatMul) fail(ErrorKind::UnsupportedSyntax, "unsupported operator @ on scalars", r);
-    const char* spelling = kOpSpelling[static_cast<int>(op)];
     bool ints = is_integer(a->type) && is_integer(b->type);
     bool int_only =
         op == B::LShift || op == B::RShift || op == B::BitAnd || op == B::BitOr || op == B::BitXor;
     if (int_only && !ints) {
-        type_error(std::string("operator ") + spelling + " requires integer operands, got " +
-                       name(a->type) + " and " + name(b->type),
-                   r);
+        type_error(integer_operands_message(op, a->type, b->type), r);
     }
     ir::BinaryOp irop = kBinaryOps[static_cast<int>(op)];
     if (op == B::LShift || op == B::RShift) return ir::Binary::make(irop, a, b, r);

@@ -62,6 +62,19 @@ bool contains_return(const ast::StmtList& body) {
     return false;
 }
 
+// "call chain k -> f -> ... -> y -> g": the calls being inlined, then `callee`.
+std::string Lowerer::call_chain(const std::string& callee) const {
+    std::string chain = "call chain " + kernel_name_;
+    for (size_t i = 0; i < call_names_.size(); ++i) {
+        if (i == 2 && call_names_.size() > 5) {
+            chain += " -> ...";
+            i = call_names_.size() - 2;
+        }
+        chain += " -> " + call_names_[i];
+    }
+    return chain + " -> " + callee;
+}
+
 std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::Block& out,
                                       const Binding* self) {
     std::string fname = f.def ? f.def->name : dotted(*e.func);
@@ -78,18 +91,17 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
              e.range);
     }
     if (call_stack_.size() >= size_t(kMaxCallDepth)) {
-        std::string chain = kernel_name_;
-        for (size_t i = 0; i < call_names_.size(); ++i) {
-            if (i == 2 && call_names_.size() > 5) {
-                chain += " -> ...";
-                i = call_names_.size() - 2;
-            }
-            chain += " -> " + call_names_[i];
-        }
         fail(ErrorKind::UnsupportedSyntax,
-             "@tack.func calls nest deeper than " + std::to_string(kMaxCallDepth) +
-                 " (call chain " + chain + " -> " + fname +
-                 "); shorten the chain or merge some of its functions",
+             "@tack.func calls nest deeper than " + std::to_string(kMaxCallDepth) + " (" +
+                 call_chain(fname) + "); shorten the chain or merge some of its functions",
+             e.range);
+    }
+    if (++inlined_calls_ > kMaxInlinedCalls) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "kernel '" + kernel_name_ + "' inlines more than " + std::to_string(kMaxInlinedCalls) +
+                 " @tack.func calls (" + call_chain(fname) +
+                 " is one more); every call is inlined, so calls within calls multiply: "
+                 "compute a repeated call's value once into a local, or loop instead",
              e.range);
     }
     size_t given = e.args.size() + (self ? 1 : 0);

@@ -173,9 +173,7 @@ void Lowerer::lower_tuple_assign(const ast::Tuple& target, const ast::Expr& valu
              "tuple assignment needs a tuple or a @tack.func call on the right", value.range);
     }
     if (vals.size() != target.elts.size()) {
-        type_error("cannot unpack " + std::to_string(vals.size()) + " value(s) into " +
-                       std::to_string(target.elts.size()) + " target(s)",
-                   target.range);
+        type_error(unpack_message(vals.size(), target.elts.size()), target.range);
     }
     for (size_t k = 0; k < vals.size(); ++k)
         assign_target(*target.elts[k], vals[k], weak[k], out);

@@ -86,9 +86,7 @@ bool LocalTypes::settle() {
 
 DType Lowerer::promote_or_fail(DType a, DType b, SourceRange r) const {
     if (auto p = promote(a, b)) return *p;
-    type_error(std::string("operands of types ") + name(a) + " and " + name(b) +
-                   " have no common type; use an explicit integer cast",
-               r);
+    type_error(no_common_type_message(a, b), r);
 }
 
 ir::ExprPtr Lowerer::convert(ir::ExprPtr e, DType to) const {

@@ -114,6 +114,8 @@ class Validator {
     bool g7_return(const Return& r) const;
     void no_tuple(const Expr& e);
     void operand_checks(const Expr& e);
+    void unpack_count(const Expr& target, const Expr& value);
+    bool empty_list(const Expr& e, const std::string& what, SourceRange r);
 
     // ---- statements ----
     void block(const StmtList& body) {
@@ -326,9 +328,34 @@ void Validator::assign(const Assign& s) {
             break;
         }
     }
-    for (const auto& t : s.targets)
+    for (const auto& t : s.targets) {
         target(*t);
+        unpack_count(*t, *s.value);
+    }
     if (is_store(s)) effect("store");
+}
+
+// `a, b = 1, 2, 3` and `a, b = f()` for an f returning three values: the counts are the
+// source's, whatever the arguments are.
+void Validator::unpack_count(const Expr& target, const Expr& value) {
+    const auto* tuple = target.as<Tuple>();
+    const auto* list = target.as<List>();
+    static const std::vector<ExprPtr> kNone;
+    const std::vector<ExprPtr>& elts = tuple ? tuple->elts : list ? list->elts : kNone;
+    size_t targets = elts.size();
+    // `a, *b = ...` is refused as Starred already; its count is not the targets'.
+    auto starred = [](const ExprPtr& t) { return t->as<Unsupported>() != nullptr; };
+    if (!targets || std::any_of(elts.begin(), elts.end(), starred)) return;
+    size_t values = 0;
+    if (const auto* t = value.as<Tuple>()) {
+        values = t->elts.size();
+    } else if (const auto* c = value.as<Call>()) {
+        Callee callee = resolve_callee(*c->func, names_, env_);
+        if (callee.kind == Callee::Kind::Func) values = tuple_return_size(*callee.func.def);
+    }
+    if (values && values != targets)
+        emit(ErrorKind::TypeError, target.range,
+             unpack_message(values, targets) + " " + at(target.range));
 }
 
 void Validator::aug_assign(const AugAssign& s) {
@@ -505,6 +532,15 @@ void Validator::no_tuple(const Expr& e) {
                "write a vector as tack.Vector([...]) or [...]");
 }
 
+// An empty list or tuple where lowering reads a list's elements.
+bool Validator::empty_list(const Expr& e, const std::string& what, SourceRange r) {
+    const auto* list = e.as<List>();
+    const auto* tuple = e.as<Tuple>();
+    if (!(list && list->elts.empty()) && !(tuple && tuple->elts.empty())) return false;
+    emit(ErrorKind::UnsupportedSyntax, r, what + " is empty " + at(r));
+    return true;
+}
+
 void Validator::operand_checks(const Expr& e) {
     if (auto* b = e.as<Binary>()) {
         no_tuple(*b->lhs);
@@ -515,6 +551,11 @@ void Validator::operand_checks(const Expr& e) {
         if (b->op == BinaryOp::MatMul && literal(*b->lhs) && literal(*b->rhs))
             reject("MatMult", e.range,
                    "operator @ multiplies matrices and vectors, not two scalars; use '*'");
+        auto ta = static_type(*b->lhs, names_, env_), tb = static_type(*b->rhs, names_, env_);
+        if (ta && tb) {
+            if (auto why = binary_type_error(b->op, *ta, *tb))
+                emit(ErrorKind::TypeError, e.range, *why + " " + at(e.range));
+        }
     } else if (auto* u = e.as<Unary>()) {
         no_tuple(*u->operand);
     } else if (auto* c = e.as<Compare>()) {
@@ -567,6 +608,9 @@ void Validator::expr(const Expr& e) {
             return reject("Constant", e.range, "only numeric literals are supported here");
         case ExprKind::Unsupported:
             return reject(python_class_name(e), e.range);
+        case ExprKind::List:
+            if (empty_list(e, "the list", e.range)) return;
+            break;
         case ExprKind::Compare:
             for (CompareOp op : e.as<Compare>()->ops)
                 if (const char* cls = compare_op_class(op)) reject(cls, e.range);
@@ -761,7 +805,16 @@ void Validator::builtin_call(const Call& c, const builtins::Builtin& b, Use use)
     if (!b.allowed_outside_loop) effect(name);
     for (const auto& a : c.args) {
         if (b.category == builtins::Category::Print && a->as<StrLit>()) continue;  // labels
+        bool literal = b.name == "Vector" || b.name == "Matrix";
+        if (b.category == builtins::Category::Construct && literal &&
+            empty_list(*a, "tack." + std::string(b.name) + "([...])", c.range))
+            continue;
         expr(*a);
+    }
+    if (b.category == builtins::Category::Alloc && n == 2 &&
+        never_static_size(*c.args[1], names_)) {
+        const Expr& size = *c.args[1];
+        emit(ErrorKind::TypeError, size.range, alloc_size_message(b.name) + " " + at(size.range));
     }
     if (b.category == builtins::Category::Range) {
         for (const auto& a : c.args) {

@@ -19,6 +19,12 @@ namespace tack::sema {
 /// overflow (hardening round three, defect 4: 3,000 chained calls crashed); 256 leaves room on
 /// a thread with a 1 MiB stack. Deeper nesting is a located error at the call past the limit.
 inline constexpr int kMaxCallDepth = 256;
+/// How many @tack.func calls one kernel may inline in all. Calls within calls multiply (a
+/// function calling the next twice, 14 deep, is 2^15 inlined bodies), and lowering, the passes
+/// and LLVM all pay for every copy (hardening round three, defect 8: 14 levels compiled for
+/// over 30 s, 30 ended in std::bad_alloc). The call that would pass the budget is a located
+/// error naming the chain; the largest kernels of tack-vis and tack-rendering stay far below.
+inline constexpr int kMaxInlinedCalls = 4096;
 
 /// The names a function binds itself: parameters, and every name it assigns anywhere (plain,
 /// augmented and tuple assignment, loop targets). They shadow outer bindings (CONTRACT A22).
@@ -75,6 +81,36 @@ bool is_store(const frontend::Stmt& s);
 
 /// The number of values a @tack.func returns when it returns a tuple; 0 otherwise.
 size_t tuple_return_size(const frontend::FunctionDef& fn);
+
+// ---- the type rules that need no argument types (validate_types.cpp) ----
+// `tackc check` without --args runs validation only, so what lowering refuses whatever the
+// arguments are must be found here too (hardening round three, defect 17). The messages are
+// lowering's own: both layers build them with these functions.
+
+/// The spelling of a binary operator in messages: "+", "<<", "@".
+const char* operator_spelling(frontend::BinaryOp op);
+std::string no_common_type_message(DType a, DType b);
+std::string integer_operands_message(frontend::BinaryOp op, DType a, DType b);
+std::string unpack_message(size_t values, size_t targets);
+std::string alloc_size_message(std::string_view builtin);
+
+/// A type known from the source alone: a literal's (weak: it takes its partner's type) or an
+/// explicit cast's (strong). Names, loads and calls have none without argument types.
+struct StaticType {
+    DType type;
+    bool weak;
+};
+std::optional<StaticType> static_type(const frontend::Expr& e, const FunctionNames& names,
+                                      const Environment& env);
+/// The message lowering raises for `a op b` when both operand types are known, or nullopt.
+std::optional<std::string> binary_type_error(frontend::BinaryOp op, StaticType a, StaticType b);
+/// The most elements a local or shared array may have (a size past it is refused where it is
+/// written).
+inline constexpr __int128 kMaxLocalArrayElements = __int128(1) << 40;
+/// True when `e` can never be the static integer a local array's size must be (lowering's
+/// static_int, 1 ..= kMaxLocalArrayElements): it reads a parameter or local, is a float, or
+/// folds from literals to a size outside that range.
+bool never_static_size(const frontend::Expr& e, const FunctionNames& names);
 
 /// "Kernel 'k'" / "Device function 'f'".
 std::string function_label(const frontend::FunctionDef& fn);

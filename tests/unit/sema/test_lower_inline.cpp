@@ -217,5 +217,37 @@ TEST(LowerInline, CallsNestAtMostTheDocumentedDepth) {
     }
 }
 
+// g0 calls g1 twice, g1 calls g2 twice, ... g<levels> is the leaf: 2^(levels+1) - 1 inlined
+// calls from kernel k.
+std::string doubling_calls(int levels) {
+    std::string src =
+        "import tack\n\n@tack.func\ndef g" + std::to_string(levels) + "(v):\n    return v * 3\n";
+    for (int j = levels - 1; j >= 0; --j) {
+        std::string next = "g" + std::to_string(j + 1) + "(v)";
+        src += "\n@tack.func\ndef g" + std::to_string(j) + "(v):\n    return " + next + " + " +
+               next + "\n";
+    }
+    return src +
+           "\n@tack.kernel\ndef k(x):\n    for i in range(x.shape[0]):\n        x[i] = g0(x[i])\n";
+}
+
+// Hardening round three, defect 8: calls within calls multiply (14 doubling levels compiled
+// for over 30 s, 30 ended in std::bad_alloc). Up to kMaxInlinedCalls inlined calls lower; the
+// call past them is a located error at once, however deep the doubling goes.
+TEST(LowerInline, InlinedCallsHaveABudget) {
+    EXPECT_EQ(lower_error(doubling_calls(10), {arr(i32)}), "");  // 2047 calls
+    EXPECT_EQ(lower_error(doubling_calls(11), {arr(i32)}), "");  // 4095 calls
+    for (int levels : {12, 30}) {
+        std::string err = lower_error(doubling_calls(levels), {arr(i32)});
+        EXPECT_NE(err.find("(inlined into kernel 'k'): kernel 'k' inlines more than 4096 "
+                           "@tack.func calls (call chain k -> g0 -> "),
+                  std::string::npos)
+            << err.substr(0, 400);
+        EXPECT_NE(err.find("every call is inlined, so calls within calls multiply"),
+                  std::string::npos)
+            << err.substr(0, 400);
+    }
+}
+
 }  // namespace
 }  // namespace tack::sema::testing
