@@ -155,10 +155,14 @@ class Evaluator {
         return flat;
     }
 
-    void violation(const ir::Load& l, passes::CheckSite::Kind kind, bool per_axis,
-                   std::vector<std::int64_t> values) {
+    [[noreturn]] void violation(const ir::Load& l, passes::CheckSite::Kind kind, bool per_axis,
+                                std::vector<std::int64_t> values) {
         passes::CheckSite site{kind,     in_.kernel->file, l.range,
                                l.buffer, per_axis,         static_cast<int>(values.size())};
+        raise(site, values);
+    }
+
+    [[noreturn]] void raise(const passes::CheckSite& site, std::span<const std::int64_t> values) {
         in_.checks->violation(site, values);
         throw diag::InternalError("a result check did not raise its violation");
     }
@@ -188,7 +192,8 @@ class Evaluator {
                                    false,
                                    1,
                                    b.type};
-            in_.checks->violation(site, std::vector<std::int64_t>{x.as_signed()});
+            std::int64_t dividend = x.as_signed();
+            raise(site, {&dividend, 1});
         }
         if (auto r = ir::eval_binary(b.op, x, y)) return *r;
         return math(ir::MathFn::Pow, b.type, x, y);  // float pow, the one declined binary

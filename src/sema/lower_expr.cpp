@@ -295,9 +295,7 @@ ir::ExprPtr Lowerer::arith(ast::BinaryOp op, ir::ExprPtr a, ir::ExprPtr b, Sourc
     // (found by fuzz_frontend: the read past the table compiled `s @= x` as `s += x`).
     if (op == B::MatMul) fail(ErrorKind::UnsupportedSyntax, "unsupported operator @ on scalars", r);
     bool ints = is_integer(a->type) && is_integer(b->type);
-    bool int_only =
-        op == B::LShift || op == B::RShift || op == B::BitAnd || op == B::BitOr || op == B::BitXor;
-    if (int_only && !ints) {
+    if (integer_only(op) && !ints) {
         type_error(integer_operands_message(op, a->type, b->type), r);
     }
     ir::BinaryOp irop = kBinaryOps[static_cast<int>(op)];

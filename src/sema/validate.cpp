@@ -803,11 +803,12 @@ void Validator::builtin_call(const Call& c, const builtins::Builtin& b, Use use)
                    "conditional expression arm, a later and/or operand or a while condition");
     }
     if (!b.allowed_outside_loop) effect(name);
+    // tack.Vector([...]) and tack.Matrix([...]) read their list's elements.
+    bool reads_list =
+        b.category == builtins::Category::Construct && (b.name == "Vector" || b.name == "Matrix");
     for (const auto& a : c.args) {
         if (b.category == builtins::Category::Print && a->as<StrLit>()) continue;  // labels
-        bool literal = b.name == "Vector" || b.name == "Matrix";
-        if (b.category == builtins::Category::Construct && literal &&
-            empty_list(*a, "tack." + std::string(b.name) + "([...])", c.range))
+        if (reads_list && empty_list(*a, "tack." + std::string(b.name) + "([...])", c.range))
             continue;
         expr(*a);
     }

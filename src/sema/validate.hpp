@@ -87,6 +87,8 @@ size_t tuple_return_size(const frontend::FunctionDef& fn);
 // arguments are must be found here too (hardening round three, defect 17). The messages are
 // lowering's own: both layers build them with these functions.
 
+/// Shifts and bitwise operators: both operands must be integers.
+bool integer_only(frontend::BinaryOp op);
 /// The spelling of a binary operator in messages: "+", "<<", "@".
 const char* operator_spelling(frontend::BinaryOp op);
 std::string no_common_type_message(DType a, DType b);

@@ -16,11 +16,6 @@ constexpr const char* kOpSpelling[] = {"+",  "-",  "*", "/", "//", "%", "**",
                                        "<<", ">>", "&", "|", "^",  "@"};
 static_assert(std::size(kOpSpelling) == static_cast<size_t>(BinaryOp::MatMul) + 1);
 
-bool integer_only(BinaryOp op) {
-    return op == BinaryOp::LShift || op == BinaryOp::RShift || op == BinaryOp::BitAnd ||
-           op == BinaryOp::BitOr || op == BinaryOp::BitXor;
-}
-
 // Whether lowering joins the two operand types with promote(): not a shift (the count may have
 // any integer type), not `/` or `**` of two integers (B15 converts both to f32; B16 keeps the
 // base's type), not `@` (matrices).
@@ -74,6 +69,11 @@ Fold fold_size(const Expr& e, const FunctionNames& names, std::optional<__int128
 }
 
 }  // namespace
+
+bool integer_only(BinaryOp op) {
+    return op == BinaryOp::LShift || op == BinaryOp::RShift || op == BinaryOp::BitAnd ||
+           op == BinaryOp::BitOr || op == BinaryOp::BitXor;
+}
 
 const char* operator_spelling(BinaryOp op) {
     return kOpSpelling[static_cast<int>(op)];
