@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "support/build_id.hpp"
 #include "support/env.hpp"
 #include "support/hash.hpp"
 
@@ -264,6 +265,8 @@ uint64_t DiskCache::clear() const {
 }
 
 std::string make_key(const KeyParts& parts) {
+    // The compiler's build: a rebuild of one version may generate other code.
+    static const std::string build = support::build_id_of(reinterpret_cast<const void*>(&make_key));
     support::Hasher hasher;
     hasher.field("tack-variant-key-v1")
         .field(parts.ir_text)
@@ -271,7 +274,8 @@ std::string make_key(const KeyParts& parts) {
         .field(parts.target_fingerprint)
         .field(parts.llvm_version)
         .field(parts.options)
-        .field(TACK_VERSION);
+        .field(TACK_VERSION)
+        .field(build);
     return std::string("tack-") + TACK_VERSION + ":" + hasher.hex_digest();
 }
 

@@ -188,6 +188,8 @@ class Backend : public std::enable_shared_from_this<Backend> {
         return std::nullopt;
     }
     virtual bool supports_workgroups() const;
+    /// The bytes of local arrays one iteration may hold (targets.hpp).
+    virtual std::uint64_t private_bytes() const;
     std::vector<std::string> device_memory_spaces() const;
     /// CONTRACT C21: where `address` lives as this backend sees it ("cpu", or one of
     /// device_memory_spaces()). Never fails: an address no driver knows is "cpu".

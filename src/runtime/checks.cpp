@@ -1,6 +1,9 @@
 #include "runtime/checks.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
 
 #include "runtime/errors.hpp"
 
@@ -92,11 +95,57 @@ void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& fac
     }
 }
 
+namespace {
+
+// "512 KiB" where the size is a whole number of its largest unit, else "1.1 GiB (1200000000
+// bytes)": readable, and exact either way.
+std::string bytes_text(std::uint64_t n) {
+    static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    std::uint64_t size = 1;
+    while (unit + 1 < int(std::size(kUnits)) && n >= size * 1024) {
+        size *= 1024;
+        ++unit;
+    }
+    if (n % size == 0) return std::to_string(n / size) + " " + kUnits[unit];
+    char scaled[32];
+    std::snprintf(scaled, sizeof scaled, "%.1f", double(n * 10 / size) / 10);  // truncated
+    return std::string(scaled) + " " + kUnits[unit] + " (" + std::to_string(n) + " bytes)";
+}
+
+}  // namespace
+
+// Hardening round three, defect 2: an array larger than a thread's stack (cpu) or a work-item's
+// private memory crashed the process. The bound is over one iteration's arrays together (they
+// are all live in its frame); the error is at the array that passes it.
+void check_private_bytes(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                         const Capabilities& caps) {
+    std::uint64_t total = 0;
+    for (const LocalArrayUse& a : facts.local_arrays) {
+        total = a.bytes > UINT64_MAX - total ? UINT64_MAX : total + a.bytes;
+        if (total <= caps.private_bytes) continue;
+        std::string message = who(fn) + ": local_array '" + a.name + "' ";
+        message += total == a.bytes
+                       ? "needs " + bytes_text(a.bytes)
+                       : "(" + bytes_text(a.bytes) + ") brings one iteration's local arrays to " +
+                             bytes_text(total);
+        message += ", more than the " + bytes_text(caps.private_bytes) +
+                   " of local arrays one iteration may hold on " + std::string(caps.display_name);
+        if (a.file && a.range.valid()) {
+            message += " " + diag::at_position(*a.file, a.range);
+            throw diag::CompileError(
+                diag::Diagnostic{diag::ErrorKind::ValueError, message, a.file, a.range});
+        }
+        throw ValueError(message);
+    }
+}
+
 void check_lowered(const frontend::FunctionDef& fn, const ir::Kernel& lowered,
                    const Capabilities& caps) {
     KernelFacts facts = collect_facts(lowered);
     if (std::string e = workgroup_error(fn, facts, caps); !e.empty()) throw NotImplementedError(e);
     check_atomic_dtypes(fn, facts, caps);
+    check_private_bytes(fn, facts, caps);
 }
 
 void check_atomic_alignment(const frontend::FunctionDef& fn, const KernelFacts& facts,

@@ -38,8 +38,14 @@ std::string workgroup_error(const frontend::FunctionDef& fn, const KernelFacts& 
 void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& facts,
                          const Capabilities& caps);
 
+/// A located ValueError at the local array that takes one iteration's local arrays past the
+/// target's private bytes (unreachable arrays included, as D14's atomics).
+void check_private_bytes(const frontend::FunctionDef& fn, const KernelFacts& facts,
+                         const Capabilities& caps);
+
 /// What tackc checks against a target's row once `lowered` is lowered for `sig` (check_dtypes
-/// ran before lowering, as in dispatch): D11 (NotImplementedError) and D14's dtypes.
+/// ran before lowering, as in dispatch): D11 (NotImplementedError), D14's dtypes, and the
+/// target's bound on one iteration's local arrays (a located ValueError at the array).
 void check_lowered(const frontend::FunctionDef& fn, const ir::Kernel& lowered,
                    const Capabilities& caps);
 

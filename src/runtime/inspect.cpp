@@ -78,6 +78,7 @@ std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& 
         if (std::string e = workgroup_error(fn, facts, caps); !e.empty())
             throw NotImplementedError(e);
         check_atomic_dtypes(fn, facts, caps);
+        check_private_bytes(fn, facts, caps);
         check_atomic_alignment(fn, facts, args);
         bool noalias = backend.specializes_disjoint() && disjoint(facts, args);
         if (debug_enabled(backend)) lowered = driver::add_debug_checks(std::move(lowered)).kernel;

@@ -41,7 +41,12 @@ class FactsVisitor : public ir::IRVisitor {
         IRVisitor::visit(n);
     }
     void visit(const ir::AllocArray* n) override {
-        if (n->buffer->kind == ir::BufferKind::Shared) note_workgroup("shared", n->range);
+        const ir::Buffer& b = *n->buffer;
+        if (b.kind == ir::BufferKind::Shared) note_workgroup("shared", n->range);
+        if (b.kind == ir::BufferKind::Local) {
+            auto bytes = static_cast<std::uint64_t>(b.size) * size_bytes(b.elem);
+            out_.local_arrays.push_back({b.name, bytes, file_, n->range});
+        }
         IRVisitor::visit(n);
     }
     void visit(const ir::For* n) override {

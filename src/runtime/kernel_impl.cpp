@@ -436,6 +436,7 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<
     entry->dims_used = passes::shape_dims_used(entry->lowered);
     entry->workgroup_error = workgroup_error(*fn_, entry->facts, caps);
     check_atomic_dtypes(*fn_, entry->facts, caps);
+    check_private_bytes(*fn_, entry->facts, caps);
     return entry;
 }
 

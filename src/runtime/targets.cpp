@@ -15,6 +15,8 @@ constexpr DTypeSet kNoF64 = kAll.without(f64);
 constexpr DTypeSet kCudaAtomics{i32, u32, i64, u64, f32, f64};
 
 // DLDeviceType codes (dlpack.h).
+constexpr std::uint64_t KiB = 1024, GiB = KiB * KiB * KiB;
+
 constexpr int kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLROCM = 10, kDLROCMHost = 11,
               kDLCUDAManaged = 13, kDLOneAPI = 14;
 constexpr int kHostMemory[] = {kDLCPU, kDLCUDAHost, kDLROCMHost};
@@ -33,26 +35,36 @@ constexpr std::string_view kLevelZeroSpaces[] = {"level_zero"};
 // 64-bit integer atomics (cl_khr_int64_*, which an OpenCL device may have); Intel's Level Zero
 // devices refuse them, so that row leaves them out and `tackc inspect --target level_zero`
 // refuses what dispatch would. Each hint starts with "Requires", the word the public tests look
-// for. Columns: name, display name, dialect, textures, dtypes, atomic dtypes, device reductions,
-// workgroups, memory spaces, DLPack imports, DLPack export, install hint.
+// for. Private bytes bound one iteration's local arrays (sema refuses more, located at the
+// array that passes the bound): the CPU takes arrays past 64 KiB from the heap and stops at
+// 1 GiB, which each thread zero-fills on every iteration; CUDA's local memory is 512 KiB per
+// thread (the programming guide's table of limits); HIP's per-thread stack at most 128 KiB - 16
+// (hipDeviceSetLimit's hipLimitStackSize); Intel GPUs' scratch is 2 MiB per hardware thread,
+// 64 KiB per work-item at SIMD32; Apple publishes no limit, so Metal takes Level Zero's. The
+// OpenCL row is CUDA's, which a device narrows (PoCL: opencl/device.cpp). Columns: name,
+// display name, dialect, textures, dtypes, atomic dtypes, device reductions, workgroups,
+// private bytes, memory spaces, DLPack imports, DLPack export, install hint.
 // clang-format off
 constexpr Target kTargets[] = {
-    {"cpu", "CPU", "", TextureForm::Software, kAll, kAll, false, false, {}, kHostMemory, kDLCPU,
+    {"cpu", "CPU", "", TextureForm::Software, kAll, kAll, false, false, 1 * GiB, {}, kHostMemory, kDLCPU,
      "The CPU backend is part of every build; check the LLVM installation."},
-    {"cuda", "CUDA", "cuda", TextureForm::Hardware, kAll, kCudaAtomics, true, true, kCudaSpaces,
+    {"cuda", "CUDA", "cuda", TextureForm::Hardware, kAll, kCudaAtomics, true, true, 512 * KiB,
+     kCudaSpaces,
      kCudaMemory, kDLCUDA,
      "Requires an NVIDIA driver (libcuda.so) and NVRTC for the CUDA backend."},
-    {"hip", "HIP", "hip", TextureForm::Hardware, kAll, kCudaAtomics, true, true, kHipSpaces,
+    {"hip", "HIP", "hip", TextureForm::Hardware, kAll, kCudaAtomics, true, true, 128 * KiB - 16,
+     kHipSpaces,
      kRocmMemory, kDLROCM,
      "Requires ROCm (libamdhip64.so and hipRTC) and an AMD GPU for the HIP backend."},
     {"level_zero", "Level Zero", "level_zero", TextureForm::Hardware, kAll, {i32, u32, f32}, true,
-     true, kLevelZeroSpaces, kOneApiMemory, kDLOneAPI,
+     true, 64 * KiB, kLevelZeroSpaces, kOneApiMemory, kDLOneAPI,
      "Requires the system libraries libze_loader.so (a Level Zero driver) and libocloc.so for the "
      "Level Zero backend; no pip package installs them."},
-    {"metal", "Metal", "metal", TextureForm::Hardware, kNoF64, {i32, u32, f32}, true, true, {}, {},
+    {"metal", "Metal", "metal", TextureForm::Hardware, kNoF64, {i32, u32, f32}, true, true, 64 * KiB,
+     {}, {},
      kDLCPU, "The Metal backend runs on macOS only."},
     {"opencl", "OpenCL", "opencl", TextureForm::Software, kAll, {i32, u32, i64, u64, f32}, true,
-     true, kOpenClSpaces, kHostMemory, kDLCPU,
+     true, 512 * KiB, kOpenClSpaces, kHostMemory, kDLCPU,
      "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend."},
 };
 // clang-format on
@@ -82,13 +94,17 @@ const Target& find_target(std::string_view name) {
 }
 
 Capabilities capabilities_of(const Backend& backend) {
-    return {backend.name(), backend.display_name(), backend.supported_dtypes(),
-            backend.supported_atomic_dtypes(), backend.supports_workgroups()};
+    return {backend.name(),
+            backend.display_name(),
+            backend.supported_dtypes(),
+            backend.supported_atomic_dtypes(),
+            backend.supports_workgroups(),
+            backend.private_bytes()};
 }
 
 Capabilities capabilities_of(const Target& target) {
-    return {target.name, target.display_name, target.dtypes, target.atomics & target.dtypes,
-            target.workgroups};
+    return {target.name,       target.display_name, target.dtypes, target.atomics & target.dtypes,
+            target.workgroups, target.private_bytes};
 }
 
 passes::TextureInHardware textures_of(const Backend& backend) {
@@ -108,7 +124,7 @@ const Target& Backend::target() const {
     if (const Target* t = target_named(name())) return *t;
     // A backend outside the table (a test's fake) declares every capability it has itself.
     static constexpr Target kUnlisted{
-        "", "", "", TextureForm::Software, {}, {}, false, false, {}, {}, kDLCPU, ""};
+        "", "", "", TextureForm::Software, {}, {}, false, false, 1 * GiB, {}, {}, kDLCPU, ""};
     return kUnlisted;
 }
 
@@ -131,6 +147,10 @@ bool Backend::supports_device_reductions() const {
 
 bool Backend::supports_workgroups() const {
     return target().workgroups;
+}
+
+std::uint64_t Backend::private_bytes() const {
+    return target().private_bytes;
 }
 
 std::vector<std::string> Backend::device_memory_spaces() const {

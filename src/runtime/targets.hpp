@@ -31,7 +31,8 @@ struct Target {
     DTypeSet dtypes;   // array dtypes (CONTRACT E1)
     DTypeSet atomics;  // atomic target dtypes, within the dialect's (E1; seed ATOMIC_DTYPES)
     bool device_reductions;
-    bool workgroups;  // workgroup execution: shared arrays, barriers (E1)
+    bool workgroups;              // workgroup execution: shared arrays, barriers (E1)
+    std::uint64_t private_bytes;  // local arrays' bytes one iteration (work-item) may hold
     std::span<const std::string_view> memory_spaces;  // memory_space() answers besides "cpu"
     std::span<const int> dlpack_imports;              // DLDeviceType codes wrap_ptr takes zero-copy
     int dlpack_export;                                // the DLDeviceType of exported arrays
@@ -51,6 +52,7 @@ struct Capabilities {
     std::string_view name, display_name;
     DTypeSet dtypes, atomics;
     bool workgroups = false;
+    std::uint64_t private_bytes = 0;
 };
 
 class Backend;

@@ -165,8 +165,18 @@ void Emitter::emit_node(const ir::Print* n) {
 }
 
 // Local and shared arrays are declared at the top of the kernel (OpenCL and Metal allow
-// workgroup memory only at kernel scope; Python scoping lets a later block use them).
-void Emitter::emit_node(const ir::AllocArray*) {}
+// workgroup memory only at kernel scope; Python scoping lets a later block use them). A local
+// array is zero-filled where its declaration runs, as the CPU's is: reading an element before
+// writing it gives 0 on every backend (an uninitialized read is undefined, and PoCL showed
+// another work-item's values). The compilers drop the fill where the code overwrites first.
+// Shared arrays stay uninitialized (CONTRACT A36).
+void Emitter::emit_node(const ir::AllocArray* n) {
+    const ir::Buffer& b = *n->buffer;
+    if (b.kind != ir::BufferKind::Local) return;
+    std::string i64 = type(DType::i64);
+    line("for (" + i64 + " tack_z = 0; tack_z < " + std::to_string(b.size) + "; ++tack_z) " +
+         buf(b) + "[tack_z] = 0;");
+}
 
 void Emitter::emit_node(const ir::Barrier*) {
     line(std::string(d_.barrier));

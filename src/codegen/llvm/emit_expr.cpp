@@ -23,10 +23,6 @@ llvm::BasicBlock* FunctionEmitter::new_block(const char* name) {
     return llvm::BasicBlock::Create(context(), name, fn_);
 }
 
-void FunctionEmitter::finish() {
-    alloca_b_.CreateBr(first_block_);
-}
-
 llvm::AllocaInst* FunctionEmitter::var_slot(const ir::Var& v) {
     auto it = vars_.find(&v);
     if (it != vars_.end()) return it->second;

@@ -210,7 +210,7 @@ llvm::Function* emit_kernel_function(llvm::Module& m, const ir::Kernel& k,
     std::unique_ptr<LaneEmitter> lanes;
     if (plan.width) lanes = std::make_unique<LaneEmitter>(em, k, plan);
     emit_parallel_loop(em, k, args[k.params.size()], args[k.params.size() + 1], lanes.get());
-    em.builder().CreateRetVoid();
+    em.emit_return();
     em.finish();
     return fn;
 }
@@ -285,7 +285,7 @@ void emit_result_function(llvm::Module& m, const ir::Kernel& k) {
     em.emit(k.prologue);
     Value* v = em.emit(*k.result);
     em.builder().CreateAlignedStore(v, fn->getArg(1), llvm::Align(size_bytes(k.result->type)));
-    em.builder().CreateRetVoid();
+    em.emit_return();
     em.finish();
 }
 

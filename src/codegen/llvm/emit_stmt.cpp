@@ -121,8 +121,7 @@ void FunctionEmitter::visit(const ir::AllocArray* s) {
     TACK_ASSERT(buf.kind == ir::BufferKind::Local && buf.size > 0,
                 "LLVM codegen: bad local array '" + buf.name + "'");
     auto* ty = llvm::ArrayType::get(llvm_type(context(), buf.elem), buf.size);
-    llvm::AllocaInst* slot = alloca_b_.CreateAlloca(ty, nullptr, buf.name);
-    slot->setAlignment(llvm::Align(16));
+    llvm::Value* slot = local_array_storage(ty, buf.name, llvm::Align(16));
     uint64_t bytes = static_cast<uint64_t>(buf.size) * size_bytes(buf.elem);
     b_.CreateMemSet(slot, b_.getInt8(0), bytes, llvm::MaybeAlign(16));
     bind_buffer(buf, slot);

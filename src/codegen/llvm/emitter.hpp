@@ -3,8 +3,9 @@
 //
 // Scalar variables live in allocas of the function's first block, zero-initialized (SROA and
 // mem2reg turn them into SSA values); local arrays are allocas there too, so a loop never grows
-// the stack. Break/Continue jump to the innermost loop's targets; code after a jump goes into an
-// unreachable block that the optimizer deletes.
+// the stack, up to kStackArrayBytes; larger ones come from the heap (local_arrays.cpp).
+// Break/Continue jump to the innermost loop's targets; code after a jump goes into an unreachable
+// block that the optimizer deletes.
 
 #include <string>
 #include <unordered_map>
@@ -38,6 +39,9 @@ class FunctionEmitter {
     /// Truthiness of `e` as i1 (ir.hpp: != 0, NaN true).
     llvm::Value* emit_condition(const ir::Expr& e);
 
+    /// Ends the function: frees the heap's local arrays, returns.
+    void emit_return();
+    /// Call once the last block is terminated (by emit_return).
     void finish();
 
     // For the lane emitter (lanes.cpp), which reuses this one for uniform values.
@@ -45,6 +49,9 @@ class FunctionEmitter {
     llvm::Value* get_var(const ir::Var& v);
     /// An uninitialized alloca in the function's first block.
     llvm::AllocaInst* entry_alloca(llvm::Type* type, const std::string& name);
+    /// Uninitialized storage for a local array, made once at the function's start: an alloca,
+    /// or a heap block past kStackArrayBytes (local_arrays.cpp).
+    llvm::Value* local_array_storage(llvm::Type* type, const std::string& name, llvm::Align align);
     llvm::GlobalVariable* table_global(const ir::Table& t);
     llvm::Value* buffer_base(const ir::Buffer& buffer) const;
     llvm::Align access_align(const ir::Buffer& buffer) const;
@@ -104,6 +111,12 @@ class FunctionEmitter {
     std::unordered_map<const ir::Buffer*, llvm::Value*> buffers_;  // local arrays
     std::vector<llvm::Value*> param_bases_;                        // by Buffer::param_index
     std::vector<LoopTargets> loops_;
+    std::vector<llvm::Value*> heap_arrays_;  // local arrays past kStackArrayBytes
 };
+
+/// Local arrays up to this size live on the stack: a pool thread's stack (8 MiB) holds several
+/// at once with room for the rest of the frame. Larger ones are heap blocks, taken once per
+/// piece of the parallel loop (not per iteration) and freed at its end.
+inline constexpr std::uint64_t kStackArrayBytes = 64 * 1024;
 
 }  // namespace tack::codegen::llvm_cpu::detail

@@ -1,6 +1,8 @@
 #pragma once
 // Pieces of the CPU code generator shared between its .cpp files (not part of the interface).
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ std::string entry_symbol(const std::string& kernel_name);     // tack_entry_<enc
 std::string result_symbol(const std::string& kernel_name);    // tack_result_<enc> (exported)
 std::string ntentry_symbol(const std::string& kernel_name);   // tack_ntentry_<enc> (exported)
 std::string ntkernel_symbol(const std::string& kernel_name);  // tack_ntkernel_<enc> (internal)
+std::string failure_symbol(const std::string& kernel_name);   // tack_failed_<enc> (exported i32)
 
 /// A loaded object that finds its kernels' entry points by symbol name: the loaders
 /// (elf_loader.cpp, jit.cpp) supply symbol(), this maps kernel names to it.
@@ -34,6 +37,9 @@ class SymbolObject : public LoadedObject {
     }
     EntryFn streaming_entry(const std::string& kernel_name) const final {
         return reinterpret_cast<EntryFn>(symbol(ntentry_symbol(kernel_name)));
+    }
+    std::atomic<std::int32_t>* failure_word(const std::string& kernel_name) const final {
+        return static_cast<std::atomic<std::int32_t>*>(symbol(failure_symbol(kernel_name)));
     }
 
   protected:

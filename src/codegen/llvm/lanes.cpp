@@ -194,13 +194,12 @@ class LaneEmitter::Impl {
     };
     Address address(const ir::Buffer& buffer, const ir::Expr& index, Value* m);
     Value* lane_pointers(const Address& a, llvm::Type* elem);
-    llvm::AllocaInst* local_slot(const ir::Buffer& buffer) {
+    llvm::Value* local_slot(const ir::Buffer& buffer) {
         auto [it, fresh] = locals_.try_emplace(&buffer, nullptr);
         if (fresh) {
             llvm::Type* elem = llvm_type(em_.context(), buffer.elem);
             auto* ty = llvm::ArrayType::get(elem, uint64_t(buffer.size) * w_);
-            it->second = em_.entry_alloca(ty, buffer.name + ".lanes");
-            it->second->setAlignment(llvm::Align(64));
+            it->second = em_.local_array_storage(ty, buffer.name + ".lanes", llvm::Align(64));
         }
         return it->second;
     }
@@ -266,8 +265,8 @@ class LaneEmitter::Impl {
     const ir::Kernel& k_;
     const LanePlan& plan_;
     unsigned w_;
-    std::unordered_map<const ir::Var*, llvm::AllocaInst*> slots_;      // varying variables
-    std::unordered_map<const ir::Buffer*, llvm::AllocaInst*> locals_;  // lane-major arrays
+    std::unordered_map<const ir::Var*, llvm::AllocaInst*> slots_;  // varying variables
+    std::unordered_map<const ir::Buffer*, llvm::Value*> locals_;   // lane-major arrays
 };
 
 // ---- the group loop -------------------------------------------------------------------------
@@ -748,7 +747,7 @@ Value* LaneEmitter::Impl::visit(const ir::While* s, Value* m, const Ctx& c) {
 Value* LaneEmitter::Impl::visit(const ir::AllocArray* s, Value* m, const Ctx& c) {
     const ir::Buffer& buf = *s->buffer;
     llvm::Type* elem = llvm_type(em_.context(), buf.elem);
-    llvm::AllocaInst* slot = local_slot(buf);
+    llvm::Value* slot = local_slot(buf);
     if (!c.divergent) {
         uint64_t bytes = uint64_t(buf.size) * w_ * size_bytes(buf.elem);
         b_.CreateMemSet(slot, b_.getInt8(0), bytes, llvm::MaybeAlign(64));

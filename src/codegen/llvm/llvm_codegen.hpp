@@ -9,6 +9,7 @@
 // product of the parallel dimensions). Internally it calls `tack_kernel_<encoded>` whose array
 // parameters carry `noalias` when the variant is the disjoint one.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -80,6 +81,9 @@ class LoadedObject {
     /// The entry whose stores to the streaming_store() parameter bypass the caches; nullptr when
     /// the kernel has none.
     virtual EntryFn streaming_entry(const std::string& kernel_name) const = 0;
+    /// Set to 1 by a call that could not allocate the kernel's heap local arrays (the call
+    /// then did nothing); nullptr when the kernel has none (codegen/llvm/local_arrays.cpp).
+    virtual std::atomic<std::int32_t>* failure_word(const std::string& kernel_name) const = 0;
 };
 
 }  // namespace tack::codegen::llvm_cpu

@@ -25,7 +25,7 @@
 namespace tack::codegen::llvm_cpu {
 
 /// Bumped whenever a member below changes; the loader refuses a module of another revision.
-inline constexpr int kModuleApiRevision = 1;
+inline constexpr int kModuleApiRevision = 2;  // 2: LoadedObject::failure_word
 
 struct ModuleApi {
     int revision;

@@ -20,6 +20,9 @@ std::string entry_symbol(const std::string& kernel_name) {
 std::string result_symbol(const std::string& kernel_name) {
     return "tack_result_" + encode_name(kernel_name);
 }
+std::string failure_symbol(const std::string& kernel_name) {
+    return "tack_failed_" + encode_name(kernel_name);
+}
 
 }  // namespace detail
 

@@ -20,6 +20,7 @@
 
 #include "codegen/llvm/internal.hpp"
 #include "diag/diagnostic.hpp"
+#include "support/build_id.hpp"
 
 namespace tack::codegen::llvm_cpu {
 namespace detail {
@@ -171,8 +172,13 @@ std::vector<uint8_t> emit_object(llvm::Module& m) {
 
 }  // namespace detail
 
+// With the generator's own build id: where it lives in a module of its own (_tack_llvm.so), a
+// rebuild of it changes no other object's id, and its code is what the cached objects hold.
 const std::string& host_target_fingerprint() {
-    return detail::host_identity().fingerprint;
+    static const std::string fingerprint =
+        detail::host_identity().fingerprint + ";generator " +
+        support::build_id_of(reinterpret_cast<const void*>(&host_target_fingerprint));
+    return fingerprint;
 }
 
 }  // namespace tack::codegen::llvm_cpu

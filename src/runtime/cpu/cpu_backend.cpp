@@ -1,6 +1,7 @@
 #include "runtime/cpu/cpu_backend.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -48,6 +49,19 @@ class CpuVariant : public Variant {
     llvm_cpu::LoadedObject::EntryFn entry() const { return entry_; }
     llvm_cpu::LoadedObject::ResultFn result() const { return result_; }
     CostModel& cost() const { return cost_; }
+    /// The word a call sets when the heap cannot hold the kernel's large local arrays
+    /// (codegen/llvm/local_arrays.cpp); nullptr when it has none.
+    void set_failure_word(std::atomic<std::int32_t>* word) { failure_ = word; }
+    bool has_heap_arrays() const { return failure_ != nullptr; }
+    /// After a launch: RuntimeError when a call could not allocate (the word is cleared).
+    void check_allocations() const {
+        if (!failure_ || failure_->exchange(0, std::memory_order_relaxed) == 0) return;
+        throw RuntimeError("Kernel '" + name_ +
+                           "': out of memory for its local arrays (those past 64 KiB come "
+                           "from the heap on the CPU); the threads that could not allocate "
+                           "ran none of their iterations");
+    }
+    void set_name(std::string name) { name_ = std::move(name); }
 
   private:
     std::vector<uint8_t> object_;  // kept for the disk cache
@@ -56,6 +70,8 @@ class CpuVariant : public Variant {
     llvm_cpu::LoadedObject::ResultFn result_;  // null unless the kernel returns a value
     llvm_cpu::LoadedObject::EntryFn streaming_entry_ = nullptr;
     int64_t streaming_min_elems_ = 0;
+    std::atomic<std::int32_t>* failure_ = nullptr;
+    std::string name_;
     mutable CostModel cost_;  // learned per variant; safe to update from several threads
 };
 
@@ -171,6 +187,7 @@ class CpuBackend final : public Backend {
         const auto& v = static_cast<const CpuVariant&>(variant);
         RangeContext ctx{v.entry_for(total), slots};
         executor_->dispatch(v.cost(), &run_range, &ctx, 0, total);
+        v.check_allocations();
     }
 
     std::unique_ptr<GraphExec> instantiate_graph(const GraphRecord& record) override {
@@ -179,6 +196,7 @@ class CpuBackend final : public Backend {
         for (const GraphNode& node : record.nodes) {
             if (const auto* l = std::get_if<GraphLaunch>(&node)) {
                 const auto& v = static_cast<const CpuVariant&>(*l->variant);
+                if (v.has_heap_arrays()) return replay_loop();  // execute() checks each launch
                 launches.push_back({v.entry_for(l->total), l->slots.data()});
                 phases.push_back({&run_range, nullptr, l->total, pieces(v, l->total)});
                 continue;
@@ -201,6 +219,7 @@ class CpuBackend final : public Backend {
         const auto& v = static_cast<const CpuVariant&>(variant);
         if (!v.result()) throw RuntimeError("the compiled kernel has no result function");
         v.result()(slots, out);
+        v.check_allocations();  // a prologue's local arrays may come from the heap too
     }
 
     // A forced lanes setting compiles other code for the same kernel.
@@ -239,8 +258,11 @@ class CpuBackend final : public Backend {
         auto result = kernel.result ? loaded->result(kernel.name) : nullptr;
         auto streamed = llvm_cpu::streaming_store(kernel);
         auto streaming = streamed ? loaded->streaming_entry(kernel.name) : nullptr;
+        auto* loaded_failure = loaded->failure_word(kernel.name);
         auto v = std::make_shared<CpuVariant>(std::move(object), std::move(loaded), entry, result);
         if (streaming) v->set_streaming(streaming, streamed->elem_bytes);
+        v->set_failure_word(loaded_failure);
+        v->set_name(kernel.name);
         return v;
     }
 

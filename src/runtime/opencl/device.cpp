@@ -131,6 +131,16 @@ std::size_t group_size(const DeviceDesc& d) {
     return std::min<std::size_t>(256, std::max<std::size_t>(d.max_work_group_size, 1));
 }
 
+// OpenCL has no query for private memory. PoCL's CPU device ends the process with SIGSEGV when
+// one work-item's array reaches 32 KiB (measured, PoCL 3.1 / Debian 12, 2026-12: an f32 array
+// of 8150 elements ran, 8192 crashed; two arrays of 32,000 bytes each ran), so on PoCL the bound
+// is the largest size that ran, counted over all of a work-item's arrays. Other devices keep
+// the row's.
+std::uint64_t private_bytes(const DeviceDesc& d, std::uint64_t row) {
+    bool pocl = d.platform_name.find("Portable Computing Language") != std::string::npos;
+    return pocl ? std::min<std::uint64_t>(row, 32 * 1024 - 64) : row;
+}
+
 std::uint64_t launch_limit(const DeviceDesc& d) {
     // A global size is a size_t of the device's address width; one group of margin keeps the
     // rounded-up global size representable.

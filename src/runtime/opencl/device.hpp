@@ -40,6 +40,8 @@ DTypeSet supported_dtypes(const DeviceDesc& d);
 DTypeSet atomic_dtypes(const DeviceDesc& d);
 /// Lanes per group: 256 unless the device admits fewer.
 std::size_t group_size(const DeviceDesc& d);
+/// The bytes of local arrays one work-item may hold: `row` (the target table's) or less.
+std::uint64_t private_bytes(const DeviceDesc& d, std::uint64_t row);
 /// The largest iteration count one launch indexes: global sizes are size_t on the device.
 std::uint64_t launch_limit(const DeviceDesc& d);
 /// Identifies the code a device produces for the disk cache (platform, device, driver, options).

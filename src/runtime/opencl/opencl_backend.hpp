@@ -57,6 +57,9 @@ class OpenClBackend final : public Backend {
     DTypeSet target_atomic_dtypes() const override { return atomic_dtypes(device_); }
     bool supports_device_reductions() const override { return workgroups_; }
     bool supports_workgroups() const override { return workgroups_; }
+    std::uint64_t private_bytes() const override {
+        return opencl::private_bytes(device_, Backend::private_bytes());
+    }
 
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
