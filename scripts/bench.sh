@@ -72,6 +72,14 @@ else
   echo "bench.sh: bench_templates skipped (no extension in python/tack; run make build)"
 fi
 
+# What answering Ctrl-C costs: chunked CPU launches and interruptible device waits.
+if ls python/tack/_tack*.so >/dev/null 2>&1; then
+  echo "=== bench_interrupts.py"
+  if ! PYTHONPATH=python .venv/bin/python benchmarks/bench_interrupts.py; then
+    echo "bench.sh: bench_interrupts failed"; fail=1
+  fi
+fi
+
 # tack.algorithms (issue 10): benchmarks/bench_algorithms.py against NumPy and the C++ OpenMP
 # baselines (a shared library built here), on the package in python/ with the extension that
 # `make build` puts there.

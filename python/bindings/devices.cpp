@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "bindings.hpp"
+#include "interrupts.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/debug_mode.hpp"
 #include "runtime/targets.hpp"
@@ -146,6 +147,16 @@ void init_devices(nb::module_& m) {
     // tack.debug(): the calling thread's override (-1 follows the device), the previous returned.
     m.def("_exchange_thread_debug", &runtime::exchange_thread_debug, nb::arg("state"));
     m.def("_sync", [] {
+        try {
+            InterruptibleWait wait;
+            tack::sync();
+        } catch (const support::Interrupted&) {
+            throw nb::python_error();  // the KeyboardInterrupt the signal check raised
+        }
+    });
+    // Benchmarks only (benchmarks/bench_sync.py): the wait without the interrupt poll, the
+    // baseline tack.sync()'s polling is measured against.
+    m.def("_sync_uninterruptible", [] {
         nb::gil_scoped_release release;
         tack::sync();
     });

@@ -13,6 +13,7 @@
 #endif
 
 #include "bindings.hpp"
+#include "interrupts.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cost_model.hpp"
 #include "runtime/inspect.hpp"
@@ -233,7 +234,8 @@ constexpr double kHoldGilBelowNs = 50e3;
 
 std::atomic<uint64_t> g_gil_releases{0};  // tests: how many calls gave the GIL up
 
-class GilGate final : public runtime::CallGate {
+// Also the call's interrupt poll: a long launch asks it between chunks (support/interrupt.hpp).
+class GilGate final : public runtime::CallGate, public support::InterruptPoll {
   public:
     GilGate() : CallGate(kHoldGilBelowNs) {}
     GilGate(const GilGate&) = delete;
@@ -246,6 +248,7 @@ class GilGate final : public runtime::CallGate {
         g_gil_releases.fetch_add(1, std::memory_order_relaxed);
         state_ = PyEval_SaveThread();
     }
+    bool requested() override { return python_signal_raised(state_); }
 
   private:
     PyThreadState* state_ = nullptr;
@@ -307,6 +310,7 @@ nb::object call(PyKernel& k, const nb::tuple& given, PyObject* kwargs) {
     std::optional<Scalar> result;
     {
         GilGate gate;  // released by the core when the call may take long
+        support::InterruptScope interrupts(&gate);
         try {
             result = k.impl().call(pack.span(), &gate);
         } catch (...) {
@@ -321,6 +325,8 @@ nb::object call(PyKernel& k, const nb::tuple& given, PyObject* kwargs) {
             raise_call_error(k, e);
         } catch (const nb::python_error&) {
             throw;
+        } catch (const support::Interrupted&) {
+            throw nb::python_error();  // the KeyboardInterrupt the poll's signal check raised
         } catch (const std::exception& e) {
             raise_python(PyExc_RuntimeError, "Kernel '" + k.name() + "' failed on " +
                                                  backend_class() + ": " + e.what());

@@ -374,6 +374,15 @@ CUresult cuEventSynchronize(CUevent e) {
     return CUresult(q->take_failure());
 }
 
+CUresult cuEventQuery(CUevent e) {
+    NEED_CONTEXT();
+    if (!g_events.live(e)) return CUDA_ERROR_INVALID_HANDLE;
+    if (e->sequence == 0) return CUDA_SUCCESS;  // never recorded
+    tack_emu::Stream* q;
+    if (CUresult r = queue_of(e->stream, &q)) return r;
+    return q->done(e->sequence) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
 CUresult cuEventDestroy(CUevent e) {
     return g_events.destroy(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }

@@ -263,6 +263,14 @@ hipError_t hipEventSynchronize(hipEvent_t e) {
     return hipError_t(q->take_failure());
 }
 
+hipError_t hipEventQuery(hipEvent_t e) {
+    if (!g_events.live(e)) return hipErrorInvalidHandle;
+    if (e->sequence == 0) return hipSuccess;
+    tack_emu::Stream* q;
+    if (hipError_t r = queue_of(e->stream, &q)) return r;
+    return q->done(e->sequence) ? hipSuccess : hipErrorNotReady;
+}
+
 hipError_t hipEventDestroy(hipEvent_t e) {
     return g_events.destroy(e) ? hipSuccess : hipErrorInvalidHandle;
 }

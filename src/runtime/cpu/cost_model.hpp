@@ -40,6 +40,7 @@
 
 #include "runtime/cpu/thread_pool.hpp"
 #include "support/env.hpp"
+#include "support/interrupt.hpp"
 
 namespace tack::runtime::cpu {
 
@@ -129,6 +130,10 @@ class CpuExecutor {
     /// Runs fn over [start, end), every index exactly once, serially or fanned out as `model`
     /// decides, and updates `model` from what it measured.
     void dispatch(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end);
+    /// The same as consecutive dispatches of bounded length, asking `poll` between them; throws
+    /// support::Interrupted when it says so (interruptible.cpp).
+    void dispatch_interruptible(CostModel& model, RangeFn fn, void* ctx, int64_t start, int64_t end,
+                                support::InterruptPoll& poll);
 
     /// The threshold this executor derives from the rates (exposed for tests and reports).
     int64_t min_elems_for(double ns_per_elem, double ns_per_elem_parallel = 0.0) const;

@@ -17,6 +17,7 @@
 #include "runtime/graph/graph.hpp"
 #include "runtime/host_ops.hpp"
 #include "support/env.hpp"
+#include "support/interrupt.hpp"
 
 namespace tack::runtime::cpu {
 
@@ -53,9 +54,10 @@ class CpuVariant : public Variant {
     /// (codegen/llvm/local_arrays.cpp); nullptr when it has none.
     void set_failure_word(std::atomic<std::int32_t>* word) { failure_ = word; }
     bool has_heap_arrays() const { return failure_ != nullptr; }
-    /// After a launch: RuntimeError when a call could not allocate (the word is cleared).
-    void check_allocations() const {
-        if (!failure_ || failure_->exchange(0, std::memory_order_relaxed) == 0) return;
+    /// After a launch: RuntimeError when a call could not allocate (the word is cleared; with
+    /// `raise` false, only cleared).
+    void check_allocations(bool raise = true) const {
+        if (!failure_ || failure_->exchange(0, std::memory_order_relaxed) == 0 || !raise) return;
         throw RuntimeError("Kernel '" + name_ +
                            "': out of memory for its local arrays (those past 64 KiB come "
                            "from the heap on the CPU); the threads that could not allocate "
@@ -186,7 +188,16 @@ class CpuBackend final : public Backend {
     void execute(const Variant& variant, const uint64_t* slots, int64_t total) override {
         const auto& v = static_cast<const CpuVariant&>(variant);
         RangeContext ctx{v.entry_for(total), slots};
-        executor_->dispatch(v.cost(), &run_range, &ctx, 0, total);
+        if (auto* poll = support::current_interrupt_poll()) {
+            try {
+                executor_->dispatch_interruptible(v.cost(), &run_range, &ctx, 0, total, *poll);
+            } catch (const support::Interrupted&) {
+                v.check_allocations(false);  // a failure of the stopped launch is not the next's
+                throw;
+            }
+        } else {
+            executor_->dispatch(v.cost(), &run_range, &ctx, 0, total);
+        }
         v.check_allocations();
     }
 

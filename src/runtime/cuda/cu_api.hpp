@@ -40,6 +40,7 @@ using CUgraphExec = struct CUgraphExec_st*;
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 inline constexpr CUresult CUDA_ERROR_INVALID_CONTEXT = 201;
+inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 inline constexpr CUresult CUDA_ERROR_CONTEXT_IS_DESTROYED = 709;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
@@ -146,9 +147,11 @@ static_assert(sizeof(CuArray3DDescriptor) == 40 && sizeof(CuMemcpy3D) == 200 &&
     X(cuCtxPopCurrent_v2, CUresult, (CUcontext*))                                                  \
     X(cuStreamCreate, CUresult, (CUstream*, unsigned))                                             \
     X(cuStreamSynchronize, CUresult, (CUstream))                                                   \
+    X(cuStreamQuery, CUresult, (CUstream))                                                         \
     X(cuEventCreate, CUresult, (CUevent*, unsigned))                                               \
     X(cuEventRecord, CUresult, (CUevent, CUstream))                                                \
     X(cuEventSynchronize, CUresult, (CUevent))                                                     \
+    X(cuEventQuery, CUresult, (CUevent))                                                           \
     X(cuEventDestroy_v2, CUresult, (CUevent))                                                      \
     X(cuMemAlloc_v2, CUresult, (CUdeviceptr*, std::size_t))                                        \
     X(cuMemFree_v2, CUresult, (CUdeviceptr))                                                       \

@@ -7,6 +7,7 @@
 
 #include "runtime/cuda/nvrtc.hpp"
 #include "runtime/errors.hpp"
+#include "runtime/gpu/interruptible_wait.hpp"
 
 namespace tack::runtime::cuda {
 
@@ -182,6 +183,8 @@ void CudaBackend::copy_out(void* dst, std::uint64_t src, std::size_t n) {
 
 void CudaBackend::synchronize() {
     ContextScope scope(api_, context());
+    // A Ctrl-C ends the wait (gpu/interruptible_wait.hpp); asking the stream adds no event.
+    gpu::wait_interruptibly([&] { return api_.cuStreamQuery(stream_) != CUDA_ERROR_NOT_READY; });
     CUresult r = api_.cuStreamSynchronize(stream_);
     drain_frees();
     check(api_, r, "a queued launch (cuStreamSynchronize)");
@@ -206,6 +209,11 @@ void CudaBackend::wait_event(void* event) {
     ContextScope scope(api_, context());
     check(api_, api_.cuEventSynchronize(static_cast<CUevent>(event)),
           "a queued launch (cuEventSynchronize)");
+}
+
+bool CudaBackend::event_done(void* event) {
+    ContextScope scope(api_, context());
+    return api_.cuEventQuery(static_cast<CUevent>(event)) != CUDA_ERROR_NOT_READY;
 }
 
 void CudaBackend::destroy_event(void* event) noexcept {

@@ -5,6 +5,7 @@
 #include "codegen/cfamily/reduction.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/gpu/image_buffer.hpp"
+#include "runtime/gpu/interruptible_wait.hpp"
 #include "runtime/gpu/packs.hpp"
 #include "runtime/gpu/pointers.hpp"
 #include "runtime/graph/graph.hpp"
@@ -115,10 +116,11 @@ std::unique_ptr<QueueMark> DeviceBackend::mark_queue() {
     return mark;
 }
 
-void DeviceBackend::wait_for_queue() {
+void DeviceBackend::wait_for_queue(bool interruptible) {
     // No QueueMark: a backend waits in its destructor too, where it has no shared_ptr left.
     OwnedEvent event{*this, create_event()};
     record_event(event.e);
+    if (interruptible) wait_interruptibly([&] { return event_done(event.e); });
     wait_event(event.e);
 }
 

@@ -68,8 +68,9 @@ class DeviceBackend : public Backend {
     /// Otherwise the core's loop.
     std::unique_ptr<GraphExec> instantiate_graph(const GraphRecord& record) final;
     /// Waits for the work queued so far on such an event (never a stream-wide synchronize,
-    /// which some runtimes hold the queue through).
-    void wait_for_queue();
+    /// which some runtimes hold the queue through). `interruptible`: tack.sync()'s wait, which
+    /// a Ctrl-C ends (gpu/interruptible_wait.hpp); never where a wait guards a release.
+    void wait_for_queue(bool interruptible = false);
 
     /// A loaded module and its entry, as the vendor's handles.
     struct Code {
@@ -118,6 +119,8 @@ class DeviceBackend : public Backend {
     virtual void* create_event() = 0;
     virtual void record_event(void* event) = 0;
     virtual void wait_event(void* event) = 0;
+    /// Whether the work before the event has run (or failed) (a Ctrl-C's wait polls it).
+    virtual bool event_done(void* event) = 0;
     virtual void destroy_event(void* event) noexcept = 0;
     /// A 3-D array of one f32 channel of extents `whd`, filled from the texels at `src` (device
     /// memory, (D, H, W) with x fastest) on the queue after the work queued so far, and a
@@ -199,6 +202,7 @@ class DeviceBackend : public Backend {
     void* create_event() override;                                                                \
     void record_event(void* event) override;                                                      \
     void wait_event(void* event) override;                                                        \
+    bool event_done(void* event) override;                                                        \
     void destroy_event(void* event) noexcept override;                                            \
     Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) override;         \
     void destroy_image(Image image) noexcept override;                                            \

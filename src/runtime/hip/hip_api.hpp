@@ -54,6 +54,7 @@ static_assert(sizeof(HipKernelNodeParams) == 64 && sizeof(HipMemsetParams) == 48
 
 inline constexpr hipError_t hipSuccess = 0;
 inline constexpr hipError_t hipErrorOutOfMemory = 2;
+inline constexpr hipError_t hipErrorNotReady = 600;
 // hipDeviceAttribute_t values (hip_runtime_api.h, ROCm 5.2; the enum is append-only).
 inline constexpr int hipDeviceAttributeMaxGridDimX = 29;
 inline constexpr int hipDeviceAttributeMaxTexture3DWidth = 49;
@@ -142,6 +143,7 @@ struct HipTextureDesc {
     X(hipEventCreateWithFlags, hipError_t, (hipEvent_t*, unsigned))                               \
     X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t))                                      \
     X(hipEventSynchronize, hipError_t, (hipEvent_t))                                              \
+    X(hipEventQuery, hipError_t, (hipEvent_t))                                                    \
     X(hipEventDestroy, hipError_t, (hipEvent_t))                                                  \
     X(hipMalloc, hipError_t, (void**, std::size_t))                                               \
     X(hipFree, hipError_t, (void*))                                                               \

@@ -140,7 +140,7 @@ HipBackend::~HipBackend() {
 }
 
 void HipBackend::synchronize() {
-    wait_for_queue();
+    wait_for_queue(/*interruptible=*/true);
 }
 
 // Through the runtime's C API: hip-python's wrappers hold the GIL while the runtime waits (the
@@ -162,6 +162,11 @@ void HipBackend::wait_event(void* event) {
     DeviceScope scope(api_, device_);
     check(api_, api_.hipEventSynchronize(static_cast<hipEvent_t>(event)),
           "a queued launch (hipEventSynchronize)");
+}
+
+bool HipBackend::event_done(void* event) {
+    DeviceScope scope(api_, device_);
+    return api_.hipEventQuery(static_cast<hipEvent_t>(event)) != hipErrorNotReady;
 }
 
 void HipBackend::destroy_event(void* event) noexcept {

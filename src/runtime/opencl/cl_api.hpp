@@ -48,6 +48,7 @@ inline constexpr cl_bitfield CL_MEM_READ_WRITE = 1 << 0;
 inline constexpr cl_bitfield CL_MEM_COPY_HOST_PTR = 1 << 5;
 inline constexpr cl_uint CL_TRUE = 1;
 inline constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
+inline constexpr cl_int CL_COMPLETE = 0;
 // Images (ClRunner's image arguments, for the C-family tests of the hardware texture form).
 inline constexpr cl_bitfield CL_MEM_READ_ONLY = 1 << 2;
 inline constexpr cl_uint CL_R = 0x10B0;
@@ -93,6 +94,7 @@ struct ClImageDesc {  // cl_image_desc (OpenCL 1.2)
        cl_event*))                                                                                 \
     X(clGetEventInfo, cl_int, (cl_event, cl_uint, size_t, void*, size_t*))                         \
     X(clReleaseEvent, cl_int, (cl_event))                                                          \
+    X(clSetEventCallback, cl_int, (cl_event, cl_int, void (*)(cl_event, cl_int, void*), void*))    \
     X(clReleaseMemObject, cl_int, (cl_mem))                                                        \
     X(clEnqueueWriteBuffer, cl_int,                                                                \
       (cl_command_queue, cl_mem, cl_uint, size_t, size_t, const void*, cl_uint, const cl_event*,   \

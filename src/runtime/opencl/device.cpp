@@ -127,6 +127,10 @@ DTypeSet atomic_dtypes(const DeviceDesc& d) {
     return s;
 }
 
+bool is_pocl(const DeviceDesc& d) {
+    return d.platform_name.find("Portable Computing Language") != std::string::npos;
+}
+
 std::size_t group_size(const DeviceDesc& d) {
     return std::min<std::size_t>(256, std::max<std::size_t>(d.max_work_group_size, 1));
 }
@@ -137,16 +141,17 @@ std::size_t group_size(const DeviceDesc& d) {
 // is the largest size that ran, counted over all of a work-item's arrays. Other devices keep
 // the row's.
 std::uint64_t private_bytes(const DeviceDesc& d, std::uint64_t row) {
-    bool pocl = d.platform_name.find("Portable Computing Language") != std::string::npos;
-    return pocl ? std::min<std::uint64_t>(row, 32 * 1024 - 64) : row;
+    return is_pocl(d) ? std::min<std::uint64_t>(row, 32 * 1024 - 64) : row;
 }
 
+// A global size is a size_t of the device's address width; one group of margin keeps the
+// rounded-up global size representable. PoCL counts groups in 32 bits: 2^32 groups of 256
+// ended the process (SIGILL, SIGFPE or abort; measured as above), 2^32 - 1 ran.
 std::uint64_t launch_limit(const DeviceDesc& d) {
-    // A global size is a size_t of the device's address width; one group of margin keeps the
-    // rounded-up global size representable.
     std::uint64_t g = group_size(d);
-    if (d.address_bits >= 64) return (std::uint64_t(1) << 63) - g;
-    return (std::uint64_t(1) << d.address_bits) - g;
+    std::uint64_t limit = d.address_bits >= 64 ? (std::uint64_t(1) << 63) - g
+                                               : (std::uint64_t(1) << d.address_bits) - g;
+    return is_pocl(d) ? std::min(limit, ((std::uint64_t(1) << 32) - 1) * g) : limit;
 }
 
 std::string cache_target(const DeviceDesc& d) {

@@ -38,6 +38,8 @@ DeviceDesc open_device(const ClApi& api, const DeviceChoice& choice);
 
 DTypeSet supported_dtypes(const DeviceDesc& d);
 DTypeSet atomic_dtypes(const DeviceDesc& d);
+/// The Portable Computing Language's CPU device (limits of its own: private_bytes, launch_limit).
+bool is_pocl(const DeviceDesc& d);
 /// Lanes per group: 256 unless the device admits fewer.
 std::size_t group_size(const DeviceDesc& d);
 /// The bytes of local arrays one work-item may hold: `row` (the target table's) or less.

@@ -49,6 +49,7 @@ class Queue {
 
   private:
     void hold(std::shared_ptr<void> memory, std::size_t bytes);
+    void wait_interruptibly();
 
     const ClApi& api_;
     cl_context context_ = nullptr;
