@@ -423,3 +423,22 @@ def test_an_atomic_dtype_the_device_lacks_is_refused_at_the_call(backend):
     text = str(info.value)
     assert "opencl atomic_add does not support target dtype tack.f64 at line" in text
     assert "tack.atomic_add(total, 0, x[i])" in text and "^~~" in text
+
+
+@tack.kernel
+def writes_the_first(out, n: int):
+    for i in range(n):
+        if i < out.shape[0]:
+            out[i] = 1.0
+
+
+@pytest.mark.parametrize("device", [b for b in BACKENDS if b != "cpu"])
+def test_a_launch_past_the_devices_indexing_is_refused(device):
+    # PoCL ended the process (SIGILL, SIGFPE or abort) at 2^32 groups of 256; every device here
+    # indexes fewer than 2^40 iterations in one launch.
+    tack.init(device)
+    out = tack.zeros(tack.f32, 4)
+    with pytest.raises(ValueError, match=r"1099511627776 iterations exceed the \d+ that one"):
+        writes_the_first(out, 1 << 40)
+    writes_the_first(out, 4)
+    assert out.to_numpy().tolist() == [1.0] * 4
