@@ -99,8 +99,11 @@ void init_fields(nb::module_& m);
 nb::object make_field(Field f);
 /// The Field inside `h`, or nullptr when `h` is not a tack.Field.
 Field* field_ptr(nb::handle h);
-/// The private storage of a tack.texture3d object, or nullptr when `h` is not one.
-Field* texture_storage(nb::handle h);
+/// The private storage of a tack.texture3d object, or nullptr when `h` is not one. `keep`
+/// receives the storage's reference: a call holds it until it returns, since another thread's
+/// tex.update() replaces the storage (hardening round three, defect 1: the launch read a freed
+/// buffer, and PoCL aborted).
+Field* texture_storage(nb::handle h, nb::object& keep);
 /// A contiguous host copy of the whole storage (NumPy array of the storage shape).
 nb::object storage_to_numpy(const Field& f);
 

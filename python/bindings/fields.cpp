@@ -401,10 +401,11 @@ namespace {
 PyObject* texture_type = nullptr;  // tack.texture3d's class, registered by tack/_textures.py
 }
 
-Field* texture_storage(nb::handle h) {
+Field* texture_storage(nb::handle h, nb::object& keep) {
     if (!texture_type || Py_TYPE(h.ptr()) != reinterpret_cast<PyTypeObject*>(texture_type))
         return nullptr;
-    return field_ptr(h.attr("_storage"));
+    keep = h.attr("_storage");
+    return field_ptr(keep);
 }
 
 Field* field_ptr(nb::handle h) {

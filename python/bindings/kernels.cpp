@@ -65,8 +65,9 @@ class ArgPack {
             if (Field* f = field_ptr(args[i])) {
                 out[i].array = &f->kernel;
                 any_f64 |= f->array.dtype() == DType::f64;
-            } else if (Field* t = texture_storage(args[i])) {
+            } else if (nb::object storage; Field* t = texture_storage(args[i], storage)) {
                 out[i].array = &t->kernel;  // textures are f32 and never make floats f64 (B2)
+                storages_.push_back(std::move(storage));
             }
         }
         std::vector<detail::Arg> extras;  // template instances' fields and scalars (A23)
@@ -160,6 +161,7 @@ class ArgPack {
     bool use_heap_ = false;
     detail::Arg inline_[kInline];
     std::vector<detail::Arg> heap_;
+    std::vector<nb::object> storages_;  // textures' storage fields, held through the call
 };
 
 std::string backend_class() {

@@ -268,8 +268,9 @@ InstanceAttrs instance_attrs(nb::handle obj, Members& members) {
             attrs.scalars[name] = v;
         } else if (Field* f = field_ptr(v)) {
             attrs.fields[name] = f;
-        } else if (Field* t = texture_storage(v)) {
+        } else if (nb::object storage; Field* t = texture_storage(v, storage)) {
             attrs.fields[name] = t;
+            attrs.keep.emplace_back(name, std::move(storage));
         } else if (is_template_instance(v)) {
             attrs.nested[name] = v;
         } else {

@@ -2,6 +2,7 @@
 semantics, sampling through @tack.func, and the creation errors."""
 
 import gc
+import threading
 import weakref
 
 import numpy as np
@@ -152,3 +153,33 @@ def test_a_texture_is_sampled_not_indexed():
     tex = tack.texture3d(_field(_volume()), shape=(W, H, D))
     with pytest.raises(tack.UnsupportedSyntaxError, match=r"tex.sample\(u, v, w\)"):
         bad(tex, tack.field(tack.f32, (4,)))
+
+
+@tack.kernel
+def sample_center(tex, out):
+    for i in range(out.shape[0]):
+        out[i] = tex.sample(0.5, 0.5, 0.5)
+
+
+def test_update_in_another_thread_while_launches_sample(backend):
+    # Hardening round three, defect 1: the launch borrowed the storage field that update()
+    # replaced, so another thread's update freed the buffer a launch was binding (PoCL aborted
+    # in 2-5 of 6 runs). Every launch samples one of the texture's equal snapshots.
+    tex = tack.texture3d(tack.field_like(np.ones(8 * 8 * 8, np.float32)), (8, 8, 8))
+    out = tack.zeros(tack.f32, 4096)
+    stop = threading.Event()
+
+    def update():
+        while not stop.is_set():
+            tex.update()
+
+    updater = threading.Thread(target=update)
+    updater.start()
+    try:
+        for _ in range(6000):
+            sample_center(tex, out)
+    finally:
+        stop.set()
+        updater.join()
+    tack.sync()
+    assert np.all(out.to_numpy() == 1.0)
