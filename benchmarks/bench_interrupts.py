@@ -16,7 +16,7 @@ import tack
 def work(x, y):
     for i in range(x.shape[0]):
         s = x[i]
-        for j in range(20):
+        for _ in range(20):
             s = s * 0.999 + 0.5
         y[i] = s
 

@@ -10,6 +10,7 @@ import atexit
 import os
 import pathlib
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -42,6 +43,18 @@ def python_env():
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+def run_script(tmp_path, text):
+    """Runs `text` as a script in a fresh process with a cache of its own; its output."""
+    script = tmp_path / "script.py"
+    script.write_text(text)
+    env = python_env()
+    env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out
 
 
 # TACK_TEST_BACKENDS=cpu,hip limits the backends the parametrized tests run on. The emulated

@@ -3,7 +3,6 @@ Python 3.14): the child has the backend but not its pool's worker threads, and m
 the kernels compiled before the fork, fan out (the caller then runs every piece) and compile new
 ones; none of it may hang. Run in a subprocess under a timeout; results against NumPy."""
 
-import subprocess
 import sys
 import textwrap
 
@@ -11,7 +10,7 @@ import pytest
 
 import tack
 
-from conftest import python_env
+from conftest import run_script
 
 SCRIPT = textwrap.dedent("""
     import multiprocessing as mp
@@ -59,18 +58,6 @@ SCRIPT = textwrap.dedent("""
             assert np.array_equal(zs, np.float32(a) * xs), a
         print("ok", fan_outs > 0, all(fanned for *_, fanned in results))
     """)
-
-
-def run_script(tmp_path, text):
-    """Runs `text` as a script in a fresh process with a cache of its own; its output."""
-    script = tmp_path / "script.py"
-    script.write_text(text)
-    env = python_env()
-    env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    return out
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork start method")

@@ -2,15 +2,13 @@
 backend, the CPU holds ones larger than a thread's stack, a size past the target's bound is a
 located error, and a heap that cannot hold them is a RuntimeError, never a crash."""
 
-import subprocess
-import sys
 import textwrap
 
-import numpy as np
 import pytest
 
 import tack
-from conftest import python_env
+
+from conftest import run_script
 
 
 @tack.kernel
@@ -142,12 +140,7 @@ def test_a_heap_out_of_memory_is_a_runtime_error(tmp_path):
         k(out, 4)
         print("then:", out.to_numpy().tolist())
     """)
-    path = tmp_path / "script.py"
-    path.write_text(script)
-    env = python_env()
-    env["TACK_CACHE_DIR"] = str(tmp_path / "cache")
-    run = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert "raised: Kernel 'k' failed on CPUBackend: out of memory for its local arrays" in run.stdout
+    run = run_script(tmp_path, script)
+    raised = "raised: Kernel 'k' failed on CPUBackend: out of memory for its local arrays"
+    assert raised in run.stdout
     assert "then: [5.0, 5.0, 5.0, 5.0]" in run.stdout
