@@ -154,7 +154,7 @@ void init_devices(nb::module_& m) {
             throw nb::python_error();  // the KeyboardInterrupt the signal check raised
         }
     });
-    // Benchmarks only (benchmarks/bench_sync.py): the wait without the interrupt poll, the
+    // Benchmarks only (benchmarks/bench_interrupts.py): the wait without the interrupt poll, the
     // baseline tack.sync()'s polling is measured against.
     m.def("_sync_uninterruptible", [] {
         nb::gil_scoped_release release;

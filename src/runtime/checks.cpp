@@ -15,6 +15,18 @@ std::string who(const frontend::FunctionDef& fn) {
     return "Kernel '" + fn.name + "'";
 }
 
+// A capability error at the construct that needs the capability: a located diagnostic (tackc
+// prints it, dispatch turns it into the public class) where the IR knows the place, else the
+// plain class of `kind`.
+[[noreturn]] void raise_at(diag::ErrorKind kind, std::string message,
+                           const diag::SourceFilePtr& file, diag::SourceRange range) {
+    if (file && range.valid()) {
+        message += " " + diag::at_position(*file, range);
+        throw diag::CompileError(diag::Diagnostic{kind, std::move(message), file, range});
+    }
+    throw_public(diag::Diagnostic{kind, std::move(message)});
+}
+
 // "barrier, block_sum, thread_id": each construct once, sorted, so the message is stable.
 std::string construct_list(const KernelFacts& facts) {
     std::vector<std::string> names;
@@ -86,12 +98,7 @@ void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& fac
         std::string message = who(fn) + ": " + std::string(caps.name) + " " + atomic_op_name(a.op) +
                               " does not support target dtype " + dtype_text(a.dtype);
         // Located at the call (hardening round three, defect 14: the message named no line).
-        if (a.file && a.range.valid()) {
-            message += " " + diag::at_position(*a.file, a.range);
-            throw diag::CompileError(
-                diag::Diagnostic{diag::ErrorKind::TypeError, message, a.file, a.range});
-        }
-        throw TypeError(message);
+        raise_at(diag::ErrorKind::TypeError, std::move(message), a.file, a.range);
     }
 }
 
@@ -131,12 +138,7 @@ void check_private_bytes(const frontend::FunctionDef& fn, const KernelFacts& fac
                              bytes_text(total);
         message += ", more than the " + bytes_text(caps.private_bytes) +
                    " of local arrays one iteration may hold on " + std::string(caps.display_name);
-        if (a.file && a.range.valid()) {
-            message += " " + diag::at_position(*a.file, a.range);
-            throw diag::CompileError(
-                diag::Diagnostic{diag::ErrorKind::ValueError, message, a.file, a.range});
-        }
-        throw ValueError(message);
+        raise_at(diag::ErrorKind::ValueError, std::move(message), a.file, a.range);
     }
 }
 

@@ -1,5 +1,7 @@
 #include "support/build_id.hpp"
 
+#include "support/hash.hpp"
+
 #if defined(__linux__)
 #include <dlfcn.h>
 #include <elf.h>
@@ -19,16 +21,6 @@ struct Search {
     std::string hex;
 };
 
-std::string hex_of(const unsigned char* bytes, std::size_t n) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string out;
-    for (std::size_t i = 0; i < n; ++i) {
-        out += kDigits[bytes[i] >> 4];
-        out += kDigits[bytes[i] & 15];
-    }
-    return out;
-}
-
 // The notes of one PT_NOTE segment: each a header, its name and its descriptor, 4-aligned.
 std::string build_id_in(const unsigned char* at, std::size_t size) {
     std::size_t off = 0;
@@ -41,7 +33,7 @@ std::string build_id_in(const unsigned char* at, std::size_t size) {
         if (next > size) break;
         if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
             std::memcmp(at + name, "GNU", 4) == 0)
-            return hex_of(at + desc, note.n_descsz);
+            return to_hex({at + desc, note.n_descsz});
         off = next;
     }
     return "";

@@ -50,20 +50,25 @@ class CpuVariant : public Variant {
     llvm_cpu::LoadedObject::EntryFn entry() const { return entry_; }
     llvm_cpu::LoadedObject::ResultFn result() const { return result_; }
     CostModel& cost() const { return cost_; }
-    /// The word a call sets when the heap cannot hold the kernel's large local arrays
+    /// The word a call of `kernel` sets when the heap cannot hold its large local arrays
     /// (codegen/llvm/local_arrays.cpp); nullptr when it has none.
-    void set_failure_word(std::atomic<std::int32_t>* word) { failure_ = word; }
+    void set_failure_word(std::atomic<std::int32_t>* word, std::string kernel) {
+        failure_ = word;
+        name_ = std::move(kernel);
+    }
     bool has_heap_arrays() const { return failure_ != nullptr; }
-    /// After a launch: RuntimeError when a call could not allocate (the word is cleared; with
-    /// `raise` false, only cleared).
-    void check_allocations(bool raise = true) const {
-        if (!failure_ || failure_->exchange(0, std::memory_order_relaxed) == 0 || !raise) return;
+    /// Clears the word; true when a call of the last launch could not allocate.
+    bool take_failure() const {
+        return failure_ && failure_->exchange(0, std::memory_order_relaxed) != 0;
+    }
+    /// After a launch: RuntimeError when a call could not allocate (the word is cleared).
+    void check_allocations() const {
+        if (!take_failure()) return;
         throw RuntimeError("Kernel '" + name_ +
                            "': out of memory for its local arrays (those past 64 KiB come "
                            "from the heap on the CPU); the threads that could not allocate "
                            "ran none of their iterations");
     }
-    void set_name(std::string name) { name_ = std::move(name); }
 
   private:
     std::vector<uint8_t> object_;  // kept for the disk cache
@@ -192,7 +197,7 @@ class CpuBackend final : public Backend {
             try {
                 executor_->dispatch_interruptible(v.cost(), &run_range, &ctx, 0, total, *poll);
             } catch (const support::Interrupted&) {
-                v.check_allocations(false);  // a failure of the stopped launch is not the next's
+                v.take_failure();  // a failure of the stopped launch is not the next's
                 throw;
             }
         } else {
@@ -272,8 +277,7 @@ class CpuBackend final : public Backend {
         auto* loaded_failure = loaded->failure_word(kernel.name);
         auto v = std::make_shared<CpuVariant>(std::move(object), std::move(loaded), entry, result);
         if (streaming) v->set_streaming(streaming, streamed->elem_bytes);
-        v->set_failure_word(loaded_failure);
-        v->set_name(kernel.name);
+        v->set_failure_word(loaded_failure, kernel.name);
         return v;
     }
 

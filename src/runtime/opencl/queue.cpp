@@ -114,12 +114,26 @@ void Queue::fill(cl_mem dst, const void* pattern, std::size_t pattern_size, std:
         "clEnqueueFillBuffer");
 }
 
-// With an interrupt poll (tack.sync() from Python), a marker's completion callback is awaited
-// first so that a Ctrl-C ends the wait (gpu/interruptible_wait.hpp), before the holds are
-// touched: an interrupted wait leaves them to the commands still running. clFinish then
-// returns at once. A callback, not polling the marker's status: a spinning host thread took a
-// core from PoCL's workers (a 1M-element launch and wait took 2x as long).
 namespace {
+
+/// clEnqueueMarkerWithWaitList's event: complete once everything queued before it has run.
+class ClMark final : public QueueMark {
+  public:
+    ClMark(const ClApi& api, cl_event event) : api_(api), event_(event) {}
+    ~ClMark() override { api_.clReleaseEvent(event_); }
+    void wait() override {
+        cl_int r = api_.clWaitForEvents(1, &event_);
+        cl_int status = 0;
+        api_.clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                            nullptr);
+        check(r != CL_SUCCESS ? r : (status < 0 ? status : CL_SUCCESS),
+              "a queued command (clWaitForEvents)");
+    }
+
+  private:
+    const ClApi& api_;
+    cl_event event_;
+};
 
 struct Completion {
     std::mutex mutex;
@@ -141,6 +155,11 @@ void on_complete(cl_event, cl_int, void* data) {
 
 }  // namespace
 
+// With an interrupt poll (tack.sync() from Python), a marker's completion callback is awaited
+// first so that a Ctrl-C ends the wait (gpu/interruptible_wait.hpp), before the holds are
+// touched: an interrupted wait leaves them to the commands still running. clFinish then
+// returns at once. A callback, not polling the marker's status: a spinning host thread took a
+// core from PoCL's workers (a 1M-element launch and wait took 2x as long).
 void Queue::wait_interruptibly() {
     if (!support::current_interrupt_poll()) return;
     cl_event marker = nullptr;
@@ -150,11 +169,7 @@ void Queue::wait_interruptibly() {
     }
     auto completion = std::make_shared<Completion>();
     auto* owned = new std::shared_ptr<Completion>(completion);
-    struct Release {
-        const ClApi& api;
-        cl_event event;
-        ~Release() { api.clReleaseEvent(event); }
-    } release{api_, marker};
+    ClMark owner(api_, marker);  // released however the wait ends
     if (api_.clSetEventCallback(marker, CL_COMPLETE, &on_complete, owned) != CL_SUCCESS) {
         delete owned;
         return;  // clFinish waits
@@ -177,33 +192,6 @@ void Queue::synchronize() {
     }
     check(api_.clFinish(queue_), "a queued command (clFinish)");
 }
-
-}  // namespace tack::runtime::opencl
-
-namespace tack::runtime::opencl {
-
-namespace {
-
-/// clEnqueueMarkerWithWaitList's event: complete once everything queued before it has run.
-class ClMark final : public QueueMark {
-  public:
-    ClMark(const ClApi& api, cl_event event) : api_(api), event_(event) {}
-    ~ClMark() override { api_.clReleaseEvent(event_); }
-    void wait() override {
-        cl_int r = api_.clWaitForEvents(1, &event_);
-        cl_int status = 0;
-        api_.clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                            nullptr);
-        check(r != CL_SUCCESS ? r : (status < 0 ? status : CL_SUCCESS),
-              "a queued command (clWaitForEvents)");
-    }
-
-  private:
-    const ClApi& api_;
-    cl_event event_;
-};
-
-}  // namespace
 
 std::unique_ptr<QueueMark> Queue::mark() {
     cl_event event = nullptr;
