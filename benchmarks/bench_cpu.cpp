@@ -41,6 +41,7 @@
 #include "bench_cpu_baselines.hpp"
 #include "cache/disk_cache.hpp"
 #include "codegen/llvm/llvm_codegen.hpp"
+#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "passes/passes.hpp"
 #include "runtime/cpu/cost_model.hpp"
@@ -654,8 +655,9 @@ tack::ir::Kernel lowered_saxpy(const std::string& text) {
     const frontend::FunctionDef* fn = module->find("saxpy");
     std::vector<sema::ArgType> sig = {
         {true, DType::f32, 1}, {true, DType::f32, 1}, {false, DType::f32, 0}};
-    ir::Kernel k = sema::lower_kernel(*fn, file, *env, sig);
-    return passes::optimize(passes::specialize_shapes(std::move(k), {}));
+    return driver::compile({*fn, file, *env}, sig,
+                           driver::capabilities_of(driver::find_target("cpu")), {})
+        .ir;
 }
 
 struct RawTimes {

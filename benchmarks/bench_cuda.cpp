@@ -58,8 +58,10 @@ std::string tiny_ptx(std::string* entry) {
     auto module = std::make_shared<tack::frontend::Module>(std::move(parsed.module));
     tack::sema::ModuleEnvironment env(module);
     tack::driver::KernelSource src{*module->find("tiny"), file, env};
-    auto k = tack::driver::specialize(
-        tack::driver::lower(src, tack::sema::parse_arg_types("f32[:],f32")), {});
+    auto k =
+        tack::driver::compile(src, tack::sema::parse_arg_types("f32[:],f32"),
+                              tack::driver::capabilities_of(tack::driver::find_target("cuda")), {})
+            .ir;
     auto gen = tack::runtime::gpu::generate(k, tack::codegen::cfamily::cuda_dialect(),
                                             {"CUDA", 256, ~0ull});
     *entry = gen.abi.entry;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
-#include "passes/passes.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
 
@@ -64,6 +64,7 @@ int main() {
                                              {false, DType::f32, 0},
                                              {false, DType::i32, 0}};
 
+    const driver::Capabilities cpu = driver::capabilities_of(driver::find_target("cpu"));
     std::vector<double> runs;
     for (int rep = 0; rep < 7; ++rep) {
         auto t0 = Clock::now();
@@ -73,9 +74,9 @@ int main() {
         auto env = std::make_shared<sema::ModuleEnvironment>(module);
         int lowered = 0;
         for (const auto& fn : module->functions) {
-            if (!sema::validate(*fn, file, *env).empty()) return 1;
             if (fn->def_kind != frontend::DefKind::Kernel) continue;
-            passes::optimize(sema::lower_kernel(*fn, file, *env, args));
+            // Validates the kernel and the @tack.funcs it reaches, lowers, optimizes.
+            driver::compile({*fn, file, *env}, args, cpu, {.stop_after = driver::Stage::Template});
             ++lowered;
         }
         if (lowered != kKernels) return 1;

@@ -10,6 +10,7 @@ endfunction()
 
 # The LLVM-free front half, one library per layer (a layer links only what is below it):
 #   tack_support (support + diag) <- tack_frontend, tack_ir <- tack_passes <- tack_sema
+#   <- tack_driver (the compile pipeline, the target table, the device-free checks)
 function(tack_layer name)
   cmake_parse_arguments(L "" "" "DIRS;DEPS" ${ARGN})
   tack_glob(srcs ${L_DIRS})
@@ -39,8 +40,9 @@ file(WRITE "${PROJECT_BINARY_DIR}/generated/random_source.inc.tmp"
 configure_file("${PROJECT_BINARY_DIR}/generated/random_source.inc.tmp"
   "${PROJECT_BINARY_DIR}/generated/sema/random_source.inc" COPYONLY)
 target_include_directories(tack_sema PRIVATE "${PROJECT_BINARY_DIR}/generated")
+tack_layer(tack_driver DIRS driver DEPS tack_sema)
 add_library(tack_front INTERFACE)
-target_link_libraries(tack_front INTERFACE tack_sema)
+target_link_libraries(tack_front INTERFACE tack_driver)
 
 if(TACK_FUZZ)
   add_subdirectory(tests/fuzz)
@@ -84,7 +86,7 @@ if(TACK_FUZZ)  # the whole compile path (tests/fuzz/CMakeLists.txt has the other
 endif()
 
 find_package(Threads REQUIRED)
-tack_glob(TACK_RUNTIME_SOURCES driver runtime runtime/graph runtime/gpu ${TACK_CPU_DIR} runtime/opencl runtime/level_zero
+tack_glob(TACK_RUNTIME_SOURCES runtime runtime/graph runtime/gpu ${TACK_CPU_DIR} runtime/opencl runtime/level_zero
   runtime/cuda runtime/hip runtime/null cache api)
 add_library(tack STATIC ${TACK_RUNTIME_SOURCES})
 target_link_libraries(tack PUBLIC tack_front PRIVATE tack_llvm tack_cfamily Threads::Threads ${CMAKE_DL_LIBS})
@@ -106,10 +108,10 @@ endif()
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tack DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(lib tack_support tack_frontend tack_ir tack_passes tack_sema tack_front tack_llvm tack_cfamily tack)
+foreach(lib tack_support tack_frontend tack_ir tack_passes tack_sema tack_driver tack_front tack_llvm tack_cfamily tack)
   target_include_directories(${lib} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
-install(TARGETS tack_support tack_frontend tack_ir tack_passes tack_sema tack_front tack_llvm tack_cfamily tack
+install(TARGETS tack_support tack_frontend tack_ir tack_passes tack_sema tack_driver tack_front tack_llvm tack_cfamily tack
   EXPORT TackTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT TackTargets NAMESPACE Tack:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/TackConfig.cmake.in

@@ -8,10 +8,10 @@
 #include <atomic>
 
 #include "bindings.hpp"
+#include "driver/targets.hpp"
 #include "interrupts.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/debug_mode.hpp"
-#include "runtime/targets.hpp"
 
 namespace tack::python {
 
@@ -137,10 +137,10 @@ void init_devices(nb::module_& m) {
     });
     m.def("_device_used", [] { return g_device_used.load(); });
     m.def("_available_backends", &tack::available_backends);
-    // Every target's name and install hint (runtime/targets.cpp), for tack's device errors.
+    // Every target's name and install hint (driver/targets.cpp), for tack's device errors.
     m.def("_target_hints", [] {
         std::vector<std::pair<std::string, std::string>> rows;
-        for (const runtime::Target& t : runtime::targets())
+        for (const driver::Target& t : driver::targets())
             rows.emplace_back(t.name, t.install_hint);
         return rows;
     });

@@ -87,13 +87,4 @@ void sync() {
     runtime::synchronize_all();
 }
 
-std::string to_string(DTypeSet set) {
-    std::string out;
-    for (int i = 0; i < kNumDTypes; ++i) {
-        auto t = static_cast<DType>(i);
-        if (set.contains(t)) out += (out.empty() ? "" : ", ") + std::string(name(t));
-    }
-    return out;
-}
-
 }  // namespace tack

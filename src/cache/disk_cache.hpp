@@ -40,7 +40,8 @@ class DiskCache {
     /// of the warning; "" when enabled or when no directory was named.
     const std::string& refused_because() const { return refused_; }
 
-    /// `key` is the full key string (see make_key); the file name is its hex digest.
+    /// `key` is the full key string (driver/cache_key.hpp: make_key); the file name is its hex
+    /// digest.
     std::optional<std::vector<uint8_t>> load(const std::string& key) const;
     /// Best effort: I/O errors leave the cache without the entry, never throw.
     void store(const std::string& key, std::span<const uint8_t> bytes) const;
@@ -63,19 +64,5 @@ class DiskCache {
 std::vector<uint8_t> encode_entry(const std::string& key, std::span<const uint8_t> payload);
 std::optional<std::vector<uint8_t>> decode_entry(std::span<const uint8_t> file,
                                                  const std::string& key);
-
-/// What a compiled variant's key is made of (Warp-style: everything that can change the code).
-struct KeyParts {
-    std::string ir_text;             // normalized IR text
-    std::string variant_key;         // specialization (dtypes, shapes, constants)
-    std::string target_fingerprint;  // triple, CPU name, features / device arch
-    std::string llvm_version;        // or the GPU toolchain version
-    std::string options;             // compile options (math mode, opt level, ...)
-    // The Tack version (TACK_VERSION) is added by make_key itself.
-};
-
-/// The full key string stored in the entry: a readable prefix plus the SHA-256 of every part
-/// (framed by length), so two different inputs never share a key by concatenation.
-std::string make_key(const KeyParts& parts);
 
 }  // namespace tack::cache

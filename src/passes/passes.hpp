@@ -67,14 +67,18 @@ struct CheckSite {
     ir::ScalarType dtype = ir::ScalarType::i64;  // divisions: the operands' type
 };
 
-/// The debug variant of a kernel and what the host needs to read its record.
-struct DebugChecked {
-    ir::Kernel kernel;
+/// What the host needs to read a debug variant's record.
+struct DebugRecord {
     std::vector<CheckSite> sites;  // site id s (>= 1) is sites[s - 1]
     int errors_param = -1;         // the i32 record parameter, kDebugRecordWords elements
     /// The i64 scalar parameters after it: (array parameter, dim) extents the checks compare
     /// with; dim -1 is the array's element count (its storage, vector components included).
     std::vector<std::pair<int, int>> extents;
+};
+
+/// The debug variant of a kernel and its record.
+struct DebugChecked : DebugRecord {
+    ir::Kernel kernel;
 };
 
 /// The record: [0] set to 1 by the first violation (atomic max), [1] its site id, then

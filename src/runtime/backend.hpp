@@ -2,7 +2,7 @@
 // The Backend contract every device implements (seed "The Backend contract", CONTRACT E2).
 //
 // A backend declares its capabilities instead of being probed: its row of the target table
-// (runtime/targets.cpp), narrowed by the device. The two derived capabilities (supports_f64,
+// (driver/targets.cpp), narrowed by the device. The two derived capabilities (supports_f64,
 // supported_atomic_dtypes) are computed here from the declared ones so they can never disagree
 // with supported_dtypes. Shared code (dispatch, arrays, the device registry)
 // reads these attributes and never branches on a backend's name.
@@ -32,11 +32,13 @@
 namespace tack::ir {
 struct Kernel;
 }
+namespace tack::driver {
+struct Target;  // driver/targets.hpp
+}
 
 namespace tack::runtime {
 
 class Backend;
-struct Target;       // runtime/targets.hpp
 struct GraphRecord;  // runtime/graph/graph.hpp
 class GraphExec;
 
@@ -157,7 +159,7 @@ using BackendFactory = std::shared_ptr<Backend> (*)(const DeviceOptions& options
 
 /// What the registry knows about a backend before constructing one.
 struct BackendEntry {
-    std::string_view name;  // "cpu": its row of runtime/targets.cpp holds the rest
+    std::string_view name;  // "cpu": its row of driver/targets.cpp holds the rest
     std::span<const std::string_view> device_options;
     BackendFactory create;
 };
@@ -167,7 +169,7 @@ class Backend : public std::enable_shared_from_this<Backend> {
     virtual ~Backend() = default;
 
     // --- capabilities -------------------------------------------------------------------
-    // The defaults answer the backend's row of the target table (runtime/targets.cpp); a
+    // The defaults answer the backend's row of the target table (driver/targets.cpp); a
     // device overrides one only to narrow it (OpenCL without fp64, say).
     virtual const BackendEntry& entry() const = 0;
     std::string_view name() const { return entry().name; }
@@ -175,7 +177,7 @@ class Backend : public std::enable_shared_from_this<Backend> {
     std::string_view display_name() const;
     std::span<const std::string_view> device_options() const { return entry().device_options; }
     /// This backend's row of the target table.
-    const Target& target() const;
+    const driver::Target& target() const;
     virtual DTypeSet supported_dtypes() const;
     /// This target's row of the atomic table (ATOMIC_DTYPES); see supported_atomic_dtypes.
     virtual DTypeSet target_atomic_dtypes() const;
@@ -188,7 +190,7 @@ class Backend : public std::enable_shared_from_this<Backend> {
         return std::nullopt;
     }
     virtual bool supports_workgroups() const;
-    /// The bytes of local arrays one iteration may hold (targets.hpp).
+    /// The bytes of local arrays one iteration may hold (driver/targets.hpp).
     virtual std::uint64_t private_bytes() const;
     std::vector<std::string> device_memory_spaces() const;
     /// CONTRACT C21: where `address` lives as this backend sees it ("cpu", or one of
@@ -217,7 +219,7 @@ class Backend : public std::enable_shared_from_this<Backend> {
     /// CONTRACT E5: whether a texture of extents (W, H, D) is sampled by texture hardware on
     /// this device, which changes the generated code (decided before the variant is built, so
     /// its key records it; never a rejection). The default is the target's row in
-    /// runtime/targets.cpp; a device may only narrow it.
+    /// driver/targets.cpp; a device may only narrow it.
     virtual bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const;
 
     /// CONTRACT A39: where this device samples a texture of extents `whd` in hardware, the

@@ -25,11 +25,8 @@ int exchange_thread_debug(int state);
 bool debug_enabled(const Backend& backend);
 
 /// What the host keeps of passes::debug_checks to launch a debug variant and explain its record.
-struct DebugInfo {
+struct DebugInfo : passes::DebugRecord {
     std::string kernel;
-    std::vector<passes::CheckSite> sites;
-    int errors_param = -1;
-    std::vector<std::pair<int, int>> extents;
     /// The checked kernel before shape specialization: the host checks its parallel loop's
     /// bounds before the launch and evaluates its `return expr` after it.
     std::shared_ptr<const ir::Kernel> checked;

@@ -1,30 +1,20 @@
 #pragma once
-// Turning the compiler's diag::CompileError into the public exception classes.
+// The runtime's public errors: a backend that cannot start, and the driver's translation of
+// compile errors (driver/errors.hpp).
 
-#include <utility>
+#include <string>
+#include <string_view>
 
-#include "diag/diagnostic.hpp"
-#include "tack/tack.hpp"
+#include "driver/errors.hpp"
 
 namespace tack::runtime {
 
-/// A diagnostic with a source position becomes tack::CompileError; one without (environment
-/// variables, host-side checks) becomes the plain class of its kind (ValueError, ...).
-[[noreturn]] void throw_public(const diag::CompileError& error);
-[[noreturn]] void throw_public(const diag::Diagnostic& diagnostic);
+// The translation of compile errors is the driver's; dispatch and the bindings name it here.
+using driver::throw_public;
+using driver::translate_compile_errors;
 
 /// RuntimeError "Cannot initialize '<backend>' backend: <why>" (CONTRACT C2: the prefix
 /// tack/_devices.py replaces with the system and the install hint).
 [[noreturn]] void backend_unavailable(std::string_view backend, const std::string& why);
-
-/// Runs f(), translating diag::CompileError.
-template <class F>
-decltype(auto) translate_compile_errors(F&& f) {
-    try {
-        return std::forward<F>(f)();
-    } catch (const diag::CompileError& e) {
-        throw_public(e);
-    }
-}
 
 }  // namespace tack::runtime

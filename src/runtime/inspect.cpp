@@ -8,33 +8,17 @@
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/capabilities.hpp"
 #include "runtime/checks.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/debug_mode.hpp"
 #include "runtime/errors.hpp"
-#include "runtime/ir_facts.hpp"
 #include "runtime/kernel_impl.hpp"
-#include "runtime/targets.hpp"
-#include "sema/sema.hpp"
 
 namespace tack::runtime {
 
-namespace {
-
-std::string inspect_lowered(ir::Kernel lowered, const Backend& backend,
-                            std::span<const detail::Arg> args, InspectMode mode, bool noalias) {
-    if (mode == InspectMode::Ir) return ir::print(driver::optimize_template(std::move(lowered)));
-    passes::ShapeValues shapes;
-    for (auto [p, d] : passes::shape_dims_used(lowered))
-        shapes[{p, d}] = args[static_cast<size_t>(p)].array->shape()[d];
-    return render_variant(driver::specialize(lowered, shapes, textures_of(backend)), backend.name(),
-                          mode, noalias);
-}
-
-}  // namespace
-
 void check_inspect_target(std::string_view target) {
-    find_target(target);
+    driver::find_target(target);
 }
 
 InspectMode inspect_mode(std::string_view mode) {
@@ -47,7 +31,7 @@ InspectMode inspect_mode(std::string_view mode) {
 
 std::string render_variant(const ir::Kernel& kernel, std::string_view target, InspectMode mode,
                            bool noalias) {
-    const Target& t = find_target(target);
+    const driver::Target& t = driver::find_target(target);
     if (mode == InspectMode::Ir) return ir::print(kernel);
     if (t.dialect.empty()) {
         return cpu::render_llvm_ir(kernel, noalias, mode == InspectMode::Optimized);
@@ -67,22 +51,22 @@ std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& 
                          const Backend& backend, std::span<const detail::Arg> args,
                          InspectMode mode) {
     try {
-        driver::KernelSource src{fn, module.file, *module.env};
-        std::vector<diag::Diagnostic> diags = driver::validate(src);
-        if (!diags.empty()) throw_public(diags.front());
-        std::vector<sema::ArgType> sig = signature_of(args);
-        const Capabilities caps = capabilities_of(backend);
-        check_dtypes(fn, sig, caps);
-        ir::Kernel lowered = driver::lower(src, sig);
-        KernelFacts facts = collect_facts(lowered);
-        if (std::string e = workgroup_error(fn, facts, caps); !e.empty())
-            throw NotImplementedError(e);
-        check_atomic_dtypes(fn, facts, caps);
-        check_private_bytes(fn, facts, caps);
-        check_atomic_alignment(fn, facts, args);
-        bool noalias = backend.specializes_disjoint() && disjoint(facts, args);
-        if (debug_enabled(backend)) lowered = driver::add_debug_checks(std::move(lowered)).kernel;
-        return inspect_lowered(std::move(lowered), backend, args, mode, noalias);
+        driver::CompileOptions options{
+            .debug = debug_enabled(backend),
+            .stop_after =
+                mode == InspectMode::Ir ? driver::Stage::Template : driver::Stage::Variant,
+            .shapes = [&](const ir::Kernel& lowered) {
+                passes::ShapeValues shapes;
+                for (auto [p, d] : passes::shape_dims_used(lowered))
+                    shapes[{p, d}] = args[static_cast<size_t>(p)].array->shape()[d];
+                return shapes;
+            }};
+        driver::Compiled c = driver::compile({fn, module.file, *module.env}, signature_of(args),
+                                             capabilities_of(backend), options);
+        check_atomic_alignment(fn, c.tmpl.facts, args);
+        if (mode == InspectMode::Ir) return ir::print(c.ir);
+        bool noalias = backend.specializes_disjoint() && disjoint(c.tmpl.facts, args);
+        return render_variant(c.ir, backend.name(), mode, noalias);
     } catch (const diag::CompileError& e) {
         throw_public(e);
     }

@@ -8,23 +8,19 @@
 
 #include "cache/disk_cache.hpp"
 #include "driver/driver.hpp"
-#include "ir/printer.hpp"
-#include "passes/passes.hpp"
+#include "runtime/capabilities.hpp"
 #include "runtime/checks.hpp"
 #include "runtime/debug_mode.hpp"
 #include "runtime/errors.hpp"
 #include "runtime/fork_guard.hpp"
 #include "runtime/graph/graph.hpp"
-#include "runtime/ir_facts.hpp"
-#include "runtime/launch.hpp"
 #include "runtime/registry.hpp"
-#include "runtime/targets.hpp"
 #include "support/env.hpp"
 
 namespace tack::runtime {
 
 struct VariantSlot {
-    std::vector<int64_t> extents;  // shape_sig: the extents of SignatureEntry::dims_used
+    std::vector<int64_t> extents;  // shape_sig: the extents of driver::Template::dims_used
     bool noalias = false;
     std::shared_ptr<const Variant> variant;
 };
@@ -38,12 +34,8 @@ using Dispatcher = void (*)(const SignatureEntry& sig, Backend& backend, const V
 
 struct SignatureEntry {
     std::vector<sema::ArgType> sig;
-    bool debug = false;  // a debug template (DECISIONS "Debug mode"): keyed apart
-    ir::Kernel lowered;  // pristine template: passes work on copies (CONTRACT D17)
-    std::vector<std::pair<int, int>> dims_used;
-    KernelFacts facts;
-    LaunchPlan launch;            // launch_count() without the IR evaluator on every call
-    std::string workgroup_error;  // set when the backend cannot run the kernel's workgroup use
+    bool debug = false;     // a debug template (DECISIONS "Debug mode"): keyed apart
+    driver::Template tmpl;  // the driver's template, its facts and launch plan
     std::vector<std::unique_ptr<VariantSlot>> variants;
     // A plain template dispatches directly; a debug one through its record (debug_mode.cpp), so
     // the launch path holds no test of the mode after the lookup that keys it.
@@ -128,8 +120,9 @@ const Variant* find_variant(const SignatureEntry& sig, std::span<const detail::A
     for (const auto& v : sig.variants) {
         if (v->noalias != noalias) continue;
         bool same = true;
-        for (size_t i = 0; same && i < sig.dims_used.size(); ++i) {
-            auto [p, d] = sig.dims_used[i];
+        const auto& dims_used = sig.tmpl.dims_used;
+        for (size_t i = 0; same && i < dims_used.size(); ++i) {
+            auto [p, d] = dims_used[i];
             same = v->extents[i] == args[static_cast<size_t>(p)].array->shape()[d];
         }
         if (same) return v->variant.get();
@@ -271,15 +264,15 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
             noalias = backend.specializes_disjoint() && disjoint(*sig, args);
         }
         check_per_call(*sig, backend, args);
-        int64_t total = sig->launch.count({&sig->lowered, args});
-        const ir::ExprPtr& result = sig->lowered.result;
+        int64_t total = sig->tmpl.launch.count({&sig->tmpl.kernel, args});
+        const ir::ExprPtr& result = sig->tmpl.kernel.result;
         // A debug launch of no iterations still checks its loop bounds (debug_mode.cpp).
         if (total == 0 && !result && !sig->debug) return std::nullopt;
         if (!found) release();
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
         // Held only across a launch whose length the cost model can know from earlier calls
         // (debug templates, which read their checks back after the launch, always release).
-        if (sig->debug || !sig->facts.fixed_cost ||
+        if (sig->debug || !sig->tmpl.facts.fixed_cost ||
             !(backend.inline_run_ns(v, total) < (gate ? gate->hold_below_ns() : 0.0)))
             release();
 
@@ -324,7 +317,7 @@ void KernelImpl::record(GraphCapture& capture, const SignatureEntry& sig, Backen
                         const Variant& v, const LaunchArgs& launch,
                         std::span<const detail::Arg> args) const {
     require_capture_device(capture, backend);
-    if (sig.lowered.result)
+    if (sig.tmpl.kernel.result)
         refuse_in_capture("calling kernel '" + name() + "', which returns a value to the host,");
     if (sig.debug)
         refuse_in_capture("calling kernel '" + name() +
@@ -414,37 +407,28 @@ SignatureEntry& KernelImpl::signature(BackendCache& cache, Backend& backend,
 
 std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<sema::ArgType> sig,
                                                   bool debug) {
-    const Capabilities caps = capabilities_of(backend);
-    check_dtypes(*fn_, sig, caps);  // CONTRACT D8: never narrow silently
     auto entry = std::make_unique<SignatureEntry>();
-    StepTimes times("kernel '" + name() + "': argument signature");
-    entry->lowered = times.step("lower", [&] { return driver::lower(source(), sig); });
-    entry->sig = std::move(sig);
-    // Facts and launch plan describe the kernel's own parameters, with or without debug checks.
-    entry->facts = collect_facts(entry->lowered);
-    entry->launch = LaunchPlan(entry->lowered);
+    entry->sig = sig;
     entry->debug = debug;
+    StepTimes times("kernel '" + name() + "': argument signature");
+    entry->tmpl = times.step("lower", [&] {
+        return driver::compile_template(source(), std::move(sig), capabilities_of(backend), debug);
+    });
     entry->dispatch = dispatch_plain;
-    if (debug) {
-        passes::DebugChecked checked = driver::add_debug_checks(std::move(entry->lowered));
-        entry->lowered = std::move(checked.kernel);
+    if (entry->tmpl.debug) {
         entry->debug_info = std::make_unique<const DebugInfo>(DebugInfo{
-            name(), std::move(checked.sites), checked.errors_param, std::move(checked.extents),
-            std::make_shared<const ir::Kernel>(entry->lowered)});
+            *entry->tmpl.debug, name(), std::make_shared<const ir::Kernel>(entry->tmpl.kernel)});
         entry->dispatch = dispatch_debug;
     }
-    entry->dims_used = passes::shape_dims_used(entry->lowered);
-    entry->workgroup_error = workgroup_error(*fn_, entry->facts, caps);
-    check_atomic_dtypes(*fn_, entry->facts, caps);
-    check_private_bytes(*fn_, entry->facts, caps);
     return entry;
 }
 
 void KernelImpl::check_per_call(const SignatureEntry& sig, Backend& backend,
                                 std::span<const detail::Arg> args) const {
-    if (!sig.workgroup_error.empty()) throw NotImplementedError(sig.workgroup_error);
-    check_atomic_alignment(*fn_, sig.facts, args);
-    for (int w : sig.facts.written_params) {
+    const driver::Template& t = sig.tmpl;
+    if (!t.workgroup_error.empty()) throw NotImplementedError(t.workgroup_error);
+    check_atomic_alignment(*fn_, t.facts, args);
+    for (int w : t.facts.written_params) {
         if (!args[static_cast<size_t>(w)].array->writable()) {
             throw ValueError("Kernel '" + name() + "': parameter '" + param_name(w) +
                              "' may be written, but its array is read-only. Wrap the memory "
@@ -454,7 +438,7 @@ void KernelImpl::check_per_call(const SignatureEntry& sig, Backend& backend,
 }
 
 bool KernelImpl::disjoint(const SignatureEntry& sig, std::span<const detail::Arg> args) const {
-    return runtime::disjoint(sig.facts, args);
+    return runtime::disjoint(sig.tmpl.facts, args);
 }
 
 const Variant& KernelImpl::variant(SignatureEntry& sig, Backend& backend,
@@ -464,8 +448,8 @@ const Variant& KernelImpl::variant(SignatureEntry& sig, Backend& backend,
         if (const Variant* v = find_variant(sig, args, noalias)) return *v;
     }
     Extents extents;
-    extents.reserve(sig.dims_used.size());
-    for (auto [p, d] : sig.dims_used) {
+    extents.reserve(sig.tmpl.dims_used.size());
+    for (auto [p, d] : sig.tmpl.dims_used) {
         extents.push_back(args[static_cast<size_t>(p)].array->shape()[d]);
     }
     std::shared_ptr<const Variant> built = build(sig, backend, extents, noalias);
@@ -484,11 +468,10 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
                                                  bool noalias) const {
     passes::ShapeValues shapes;
     for (size_t i = 0; i < extents.size(); ++i)
-        shapes[sig.dims_used[i]] = extents[i];
+        shapes[sig.tmpl.dims_used[i]] = extents[i];
     StepTimes times("kernel '" + name() + "': variant on " + std::string(backend.name()));
-    ir::Kernel k = times.step("specialize", [&] {
-        return driver::specialize(sig.lowered, shapes, textures_of(backend));
-    });
+    ir::Kernel k = times.step(
+        "specialize", [&] { return driver::specialize(sig.tmpl, shapes, textures_of(backend)); });
     VariantOptions options{.noalias = noalias};
     std::optional<std::string> target = backend.cache_target();
     const cache::DiskCache& disk = disk_cache();
@@ -497,14 +480,8 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     };
     if (!target || !disk.enabled()) return compile();
 
-    std::string variant_key = noalias ? "noalias" : "may-alias";
-    if (sig.debug) variant_key += "+debug";  // the IR differs too; the key says so outright
     std::string key = times.step("key", [&] {
-        return cache::make_key({.ir_text = ir::print(k),
-                                .variant_key = variant_key,
-                                .target_fingerprint = *target,
-                                .llvm_version = "",
-                                .options = std::string(backend.name())});
+        return driver::variant_cache_key(k, noalias, sig.debug, *target, backend.name());
     });
     if (auto bytes = times.step("disk-load", [&] { return disk.load(key); })) {
         auto v = times.step("load", [&] { return backend.load_variant(*bytes, k, options); });

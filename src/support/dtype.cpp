@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -31,6 +32,15 @@ std::optional<DType> promote(DType a, DType b) {
         if (bits(t) >= need) return t;
     }
     return std::nullopt;  // signed with u64
+}
+
+std::string to_string(DTypeSet set) {
+    std::string out;
+    for (int i = 0; i < kNumDTypes; ++i) {
+        auto t = static_cast<DType>(i);
+        if (set.contains(t)) out += (out.empty() ? "" : ", ") + std::string(name(t));
+    }
+    return out;
 }
 
 }  // namespace tack

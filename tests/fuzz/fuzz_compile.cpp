@@ -12,6 +12,7 @@
 #include "codegen/cfamily/emitter.hpp"
 #include "codegen/llvm/llvm_codegen.hpp"
 #include "diag/diagnostic.hpp"
+#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "passes/passes.hpp"
 #include "sema/environment.hpp"
@@ -65,16 +66,22 @@ void generate(const ir::Kernel& optimized) {
     }
 }
 
+// A row with workgroups and hardware textures, so that every dialect sees every construct.
+const driver::Capabilities kCaps = driver::capabilities_of(driver::find_target("cuda"));
+
 void compile(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
              const sema::Environment& env, Rng& rng) {
     if (fn.def_kind != frontend::DefKind::Kernel || !sema::validate(fn, file, env).empty()) return;
     for (int variant = 0; variant < 3; ++variant) {
         try {
-            ir::Kernel lowered = sema::lower_kernel(fn, file, env, signature(fn, rng, variant));
-            passes::ShapeValues shapes;
-            for (auto pd : passes::shape_dims_used(lowered))
-                shapes[pd] = rng.below(4) == 0 ? 0 : 1 + rng.below(300);
-            generate(passes::optimize(passes::specialize_shapes(std::move(lowered), shapes)));
+            driver::CompileOptions options{.shapes = [&](const ir::Kernel& lowered) {
+                passes::ShapeValues shapes;
+                for (auto pd : passes::shape_dims_used(lowered))
+                    shapes[pd] = rng.below(4) == 0 ? 0 : 1 + rng.below(300);
+                return shapes;
+            }};
+            generate(
+                driver::compile({fn, file, env}, signature(fn, rng, variant), kCaps, options).ir);
         } catch (const diag::CompileError&) {
         } catch (const tack::Error&) {
         }

@@ -505,7 +505,7 @@ def mark_range(out, start, stop, step):
 
 
 def test_launch_ranges_from_scalars_of_every_integer_width():
-    # The launch count is read straight from the scalars (runtime/launch.cpp LaunchPlan); it must
+    # The launch count is read straight from the scalars (driver/launch_plan.cpp); it must
     # agree with Python's range for i32, i64 and NumPy unsigned values, empty and negative steps
     # included (DECISIONS: a step <= 0 runs nothing).
     for start, stop, step in ((0, 10, 1), (3, 17, 4), (5, 5, 1), (9, 2, 1), (2, 9, -1),

@@ -11,10 +11,9 @@
 #include "commands.hpp"
 #include "diag/diagnostic.hpp"
 #include "driver/driver.hpp"
+#include "driver/targets.hpp"
 #include "frontend/parser.hpp"
-#include "runtime/checks.hpp"
 #include "runtime/inspect.hpp"
-#include "runtime/targets.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
 
@@ -115,21 +114,18 @@ std::vector<diag::Diagnostic> check_file(const std::string& path, const CheckOpt
     }
     if (o.args.empty() || !diags.empty()) return diags;
     const Definition* k = typed_target(defs, o, path);
-    const runtime::Target& target = runtime::find_target(o.target);
-    const runtime::Capabilities caps = runtime::capabilities_of(target);
+    const driver::Capabilities caps = driver::capabilities_of(driver::find_target(o.target));
     // A refusal by the target's row (dispatch's dtype, workgroup and atomic checks) has no
     // source position of its own: it points at the kernel.
     auto refused = [&](diag::ErrorKind kind, const char* what) {
         diags.push_back({kind, what, file, k->fn->name_range});
     };
     try {
-        std::vector<sema::ArgType> sig = sema::parse_arg_types(o.args);
-        runtime::check_dtypes(*k->fn, sig, caps);
-        ir::Kernel lowered = driver::lower({*k->fn, file, *k->env}, sig);
-        runtime::check_lowered(*k->fn, lowered, caps);
-        ir::Kernel variant =
-            driver::specialize(lowered, shape_values(lowered, ""), runtime::textures_of(target));
-        runtime::render_variant(variant, o.target, runtime::InspectMode::Source, true);
+        driver::CompileOptions options{
+            .shapes = [](const ir::Kernel& lowered) { return shape_values(lowered, ""); }};
+        driver::Compiled c =
+            driver::compile({*k->fn, file, *k->env}, sema::parse_arg_types(o.args), caps, options);
+        runtime::render_variant(c.ir, o.target, runtime::InspectMode::Source, true);
     } catch (const diag::CompileError& e) {
         for (const auto& diag : e.diagnostics())
             diags.push_back(diag);

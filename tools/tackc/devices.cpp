@@ -5,8 +5,8 @@
 #include <string>
 
 #include "commands.hpp"
+#include "driver/targets.hpp"
 #include "runtime/registry.hpp"
-#include "runtime/targets.hpp"
 
 namespace tack::tackc {
 
@@ -33,7 +33,7 @@ void print_capabilities(const runtime::Backend& b) {
 int cmd_devices(const Args& args) {
     if (!args.empty()) throw std::runtime_error("takes no arguments");
     for (const runtime::BackendEntry* entry : runtime::backend_entries()) {
-        std::string name(entry->name), display(runtime::find_target(entry->name).display_name);
+        std::string name(entry->name), display(driver::find_target(entry->name).display_name);
         try {
             auto backend = runtime::open_device(entry->name, {}, false);
             std::printf("%s (%s): available\n", name.c_str(), display.c_str());

@@ -10,12 +10,11 @@
 #include "commands.hpp"
 #include "diag/diagnostic.hpp"
 #include "driver/driver.hpp"
+#include "driver/targets.hpp"
 #include "frontend/parser.hpp"
 #include "ir/printer.hpp"
 #include "passes/passes.hpp"
-#include "runtime/checks.hpp"
 #include "runtime/inspect.hpp"
-#include "runtime/targets.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
 
@@ -61,23 +60,6 @@ InspectOptions parse_options(const Args& args) {
     o.path = positional[0];
     o.kernel = positional[1];
     return o;
-}
-
-// The template's IR, or the code the target's generator produces for the variant the driver
-// builds, in dispatch's order (shared with tack.inspect; GPU targets only generate source).
-std::string render(const InspectOptions& o, ir::Kernel lowered) {
-    auto mode = runtime::inspect_mode(o.mode);
-    if (mode == runtime::InspectMode::Ir) {
-        if (!o.shapes.empty())
-            throw std::runtime_error(
-                "--shapes has no effect with --mode ir: the typed IR holds "
-                "for every shape (use --mode source or optimized)");
-        return ir::print(driver::optimize_template(lowered));
-    }
-    ir::Kernel k = driver::specialize(lowered, shape_values(lowered, o.shapes),
-                                      runtime::textures_of(runtime::find_target(o.target)));
-    // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
-    return runtime::render_variant(k, o.target, mode, !o.aliased);
 }
 
 }  // namespace
@@ -153,15 +135,23 @@ int cmd_inspect(const Args& args) {
         if (!diags.empty()) throw diag::CompileError(std::move(diags));
         if (!fn || fn->def_kind != frontend::DefKind::Kernel)
             throw std::runtime_error("no @tack.kernel named '" + o.kernel + "' in " + o.path);
+        auto mode = runtime::inspect_mode(o.mode);
+        if (mode == runtime::InspectMode::Ir && !o.shapes.empty())
+            throw std::runtime_error(
+                "--shapes has no effect with --mode ir: the typed IR holds "
+                "for every shape (use --mode source or optimized)");
         // The target's row stands in for a device: the kernel is refused where dispatch on
-        // that target would refuse it (dtypes, workgroups, atomic dtypes).
-        const runtime::Capabilities caps = runtime::capabilities_of(runtime::find_target(o.target));
-        std::vector<sema::ArgType> sig = sema::parse_arg_types(o.args);
-        runtime::check_dtypes(*fn, sig, caps);
-        ir::Kernel k = driver::lower({*fn, file, *env}, sig);
-        runtime::check_lowered(*fn, k, caps);
-        if (o.debug) k = driver::add_debug_checks(std::move(k)).kernel;
-        std::fputs(render(o, std::move(k)).c_str(), stdout);
+        // that target would refuse it (dtypes, workgroups, atomic dtypes, private bytes).
+        driver::CompileOptions options{
+            .debug = o.debug,
+            .stop_after =
+                mode == runtime::InspectMode::Ir ? driver::Stage::Template : driver::Stage::Variant,
+            .shapes = [&](const ir::Kernel& lowered) { return shape_values(lowered, o.shapes); }};
+        driver::Compiled c =
+            driver::compile({*fn, file, *env}, sema::parse_arg_types(o.args),
+                            driver::capabilities_of(driver::find_target(o.target)), options);
+        // The variant a call with non-overlapping arrays selects carries noalias (CONTRACT D7).
+        std::fputs(runtime::render_variant(c.ir, o.target, mode, !o.aliased).c_str(), stdout);
         return 0;
     } catch (const diag::CompileError& e) {
         for (const auto& d : e.diagnostics())

@@ -56,7 +56,7 @@ const Dialect kOpenCL = {
     .cas32 = "atomic_cmpxchg((volatile __global uint*)({p}), {old}, {new})",
     .cas64 = "atom_cmpxchg((volatile __global ulong*)({p}), {old}, {new})",
     .cas_support = "",
-    // Only Level Zero keeps TexSample (PoCL's OpenCL samples in software, runtime/targets.cpp).
+    // Only Level Zero keeps TexSample (PoCL's OpenCL samples in software, driver/targets.cpp).
     // A program-scope sampler needs no argument; unnormalized coordinates may filter linearly
     // with clamp-to-edge addressing (only the repeat modes need normalized ones).
     .texture_param = "__read_only image3d_t {name}",

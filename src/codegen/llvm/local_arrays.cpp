@@ -5,7 +5,7 @@
 // the function returns. When one cannot be had the call does nothing: it frees what it got,
 // sets the object's failure word (tack_failed_<kernel>) and returns; the CPU backend reads the
 // word after the launch and raises. Sema bounds the total per iteration (the target's
-// private-memory row, runtime/targets.cpp), so what fails here is a heap that is out of memory.
+// private-memory row, driver/targets.cpp), so what fails here is a heap that is out of memory.
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>

@@ -11,10 +11,9 @@
 #include "codegen/cfamily/dialect.hpp"
 #include "codegen/cfamily/emitter.hpp"
 #include "compile_tools.hpp"
-#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
-#include "runtime/targets.hpp"
 #include "sema/environment.hpp"
+#include "unit/compile_helper.hpp"
 
 namespace tack::cfamily_test {
 namespace {
@@ -70,25 +69,16 @@ struct Variant {
 
 // The variant dispatch would build: lower, debug checks, shapes, optimize.
 ir::Kernel debug_variant(const Variant& v, const char* target) {
-    auto file = std::make_shared<diag::SourceFile>("k.py", kSource);
-    frontend::ParseResult parsed = frontend::parse_module(file);
-    EXPECT_TRUE(parsed.errors.empty());
-    auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
-    auto env = std::make_shared<sema::ModuleEnvironment>(module);
-    const frontend::FunctionDef* fn = module->find(v.kernel);
-    EXPECT_NE(fn, nullptr);
-    driver::KernelSource src{*fn, file, *env};
-    EXPECT_TRUE(driver::validate(src).empty());
     std::vector<sema::ArgType> sig = sema::parse_arg_types(v.args);
     if (v.vec3_arg >= 0) sig[static_cast<size_t>(v.vec3_arg)].elem_rows = 3;
     if (v.texture_arg >= 0) sig[static_cast<size_t>(v.texture_arg)].is_texture = true;
-    ir::Kernel lowered = driver::lower(src, sig);
-    ir::Kernel checked = driver::add_debug_checks(std::move(lowered)).kernel;
-    passes::ShapeValues shapes;
-    for (auto [p, d] : passes::shape_dims_used(checked))
-        shapes[{p, d}] = 256;
     // The target's texture form: hardware sampling where the dialect has it.
-    return driver::specialize(checked, shapes, runtime::textures_of(runtime::find_target(target)));
+    return testing::compiled_ir({.source = kSource,
+                                 .kernel = v.kernel,
+                                 .sig = sig,
+                                 .target = target,
+                                 .debug = true,
+                                 .extent = testing::every_extent(256)});
 }
 
 void compile_debug_variants(const char* target, ToolResult (*compile)(const std::string&)) {

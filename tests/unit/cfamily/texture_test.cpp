@@ -14,11 +14,11 @@
 #include "codegen/cfamily/dialect.hpp"
 #include "codegen/cfamily/emitter.hpp"
 #include "compile_tools.hpp"
-#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/opencl/runner.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
+#include "unit/compile_helper.hpp"
 
 namespace tack::cfamily_test {
 namespace {
@@ -52,17 +52,19 @@ constexpr int64_t kW = 8, kH = 16, kD = 32;
 // The specialized kernel dispatch compiles: texture extents (W, H, D), every other extent 64.
 ir::Kernel specialized(const char* name, const char* args, bool hardware, int64_t w = kW,
                        int64_t h = kH, int64_t d = kD) {
-    auto file = std::make_shared<diag::SourceFile>("textures.py", kSource);
-    auto module = std::make_shared<frontend::Module>(frontend::parse_module(file).module);
-    auto env = std::make_shared<sema::ModuleEnvironment>(module);
-    driver::KernelSource src{*module->find(name), file, *env};
-    ir::Kernel lowered = driver::lower(src, sema::parse_arg_types(args));
-    passes::ShapeValues shapes;
-    for (auto [p, dim] : passes::shape_dims_used(lowered))
-        shapes[{p, dim}] = p == 0 ? std::array<int64_t, 3>{d, h, w}[dim] : dim == 1 ? 3 : 64;
     passes::TextureInHardware in_hardware;
     if (hardware) in_hardware = [](const std::array<int64_t, 3>&) { return true; };
-    return driver::specialize(lowered, shapes, in_hardware);
+    return testing::compiled_ir(
+        {.source = kSource,
+         .kernel = name,
+         .args = args,
+         .target = "cuda",
+         .extent =
+             [&](int p, int dim) {
+                 return p == 0 ? std::array{d, h, w}[dim] : dim == 1 ? 3 : 64;
+             },
+         .textures = in_hardware,
+         .path = "textures.py"});
 }
 
 ir::Kernel render(bool hardware) {
@@ -127,17 +129,22 @@ TEST(CFamilyTextures, WithoutHardwareTheSoftwareFormRemains) {
 
 TEST(CFamilyTextures, ADeclinedExtentIsSampledInSoftware) {
     // The choice is per texture and sees its extents (W, H, D), as Backend::texture_in_hardware.
-    auto file = std::make_shared<diag::SourceFile>("textures.py", kSource);
-    auto module = std::make_shared<frontend::Module>(frontend::parse_module(file).module);
-    auto env = std::make_shared<sema::ModuleEnvironment>(module);
-    driver::KernelSource src{*module->find("sample"), file, *env};
-    ir::Kernel lowered = driver::lower(src, sema::parse_arg_types("tex3d,f32x3[:],f32[:]"));
-    passes::ShapeValues shapes = {{{0, 0}, kD}, {{0, 1}, kH}, {{0, 2}, kW}, {{1, 1}, 3}};
     std::vector<std::array<int64_t, 3>> asked;
-    ir::Kernel k = driver::specialize(lowered, shapes, [&](const std::array<int64_t, 3>& whd) {
-        asked.push_back(whd);
-        return whd[2] <= 16;  // a device whose 3-D limit is 16
-    });
+    ir::Kernel k =
+        testing::compiled_ir({.source = kSource,
+                              .kernel = "sample",
+                              .args = "tex3d,f32x3[:],f32[:]",
+                              .target = "cuda",
+                              .extent =
+                                  [](int p, int dim) {
+                                      return p == 0 ? std::array{kD, kH, kW}[dim] : 3;
+                                  },
+                              .textures =
+                                  [&](const std::array<int64_t, 3>& whd) {
+                                      asked.push_back(whd);
+                                      return whd[2] <= 16;  // a device whose 3-D limit is 16
+                                  },
+                              .path = "textures.py"});
     EXPECT_EQ(asked, (std::vector<std::array<int64_t, 3>>{{kW, kH, kD}}));
     EXPECT_TRUE(contains(cf::emit(k, cf::cuda_dialect()), "tack_var_tex[")) << "D = 32 > 16";
 }

@@ -10,6 +10,7 @@
 #include "passes/passes.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
+#include "unit/compile_helper.hpp"
 
 namespace tack::cfamily_test {
 namespace {
@@ -57,22 +58,28 @@ def render(tex, rays, out, n):
 )";
 
 std::vector<ir::Kernel> lowered_kernels() {
-    auto file = std::make_shared<diag::SourceFile>("vectors.py", kSource);
-    auto module = std::make_shared<frontend::Module>(frontend::parse_module(file).module);
-    auto owned = std::make_shared<sema::ModuleEnvironment>(module);  // funcs hold it shared
-    const sema::ModuleEnvironment& env = *owned;
+    auto templ = [](const char* kernel, const char* args) {
+        return testing::compiled_ir({.source = kSource,
+                                     .kernel = kernel,
+                                     .args = args,
+                                     .target = "cuda",
+                                     .stop_after = driver::Stage::Template,
+                                     .path = "vectors.py"});
+    };
     std::vector<ir::Kernel> out;
-    out.push_back(passes::optimize(sema::lower_kernel(
-        *module->find("nbody"), file, env, sema::parse_arg_types("f32x3[:],f32x3[:],i32,f32"))));
-    out.push_back(passes::optimize(sema::lower_kernel(
-        *module->find("matrices"), file, env,
-        sema::parse_arg_types("f32x3x3[:],f32x3x3[:],f32x3[:],f32x3x3[:],i32[:],i32"))));
-    // Textures: without passes::lower_textures the samples stay TexSample, so every dialect
-    // emits its hardware form (texture_test.cpp covers both forms, through the driver).
-    ir::Kernel render = sema::lower_kernel(*module->find("render"), file, env,
-                                           sema::parse_arg_types("tex3d,f32x3[:],f32[:],i32"));
-    passes::ShapeValues shapes = {{{0, 0}, 8}, {{0, 1}, 16}, {{0, 2}, 32}};
-    out.push_back(passes::optimize(passes::specialize_shapes(std::move(render), shapes)));
+    out.push_back(templ("nbody", "f32x3[:],f32x3[:],i32,f32"));
+    out.push_back(templ("matrices", "f32x3x3[:],f32x3x3[:],f32x3[:],f32x3x3[:],i32[:],i32"));
+    // Textures: sampled in hardware (the CUDA row), the samples stay TexSample, so every
+    // dialect emits its hardware form (texture_test.cpp covers both forms).
+    out.push_back(testing::compiled_ir({.source = kSource,
+                                        .kernel = "render",
+                                        .args = "tex3d,f32x3[:],f32[:],i32",
+                                        .target = "cuda",
+                                        .extent =
+                                            [](int p, int dim) {
+                                                return p == 0 ? std::array{8, 16, 32}[dim] : 1024;
+                                            },
+                                        .path = "vectors.py"}));
     return out;
 }
 

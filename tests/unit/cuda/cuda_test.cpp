@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "codegen/cfamily/reduction.hpp"
-#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/cuda/cuda_backend.hpp"
 #include "runtime/cuda/nvrtc.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 #include "tack/tack.hpp"
+#include "unit/compile_helper.hpp"
 #include "unit/device_suite/device_suite.hpp"
 
 namespace cuda = tack::runtime::cuda;
@@ -44,16 +44,11 @@ constexpr Case kCases[] = {{"saxpy", "f32[:],f32[:],f32"}, {"saxpy", "f64[:],f64
                            {"histogram", "f32[:],i32[:]"}, {"smooth", "f64[:],f64[:]"}};
 
 std::string cuda_source(const Case& c) {
-    auto file = std::make_shared<tack::diag::SourceFile>("k.py", kKernels);
-    auto parsed = tack::frontend::parse_module(file);
-    auto module = std::make_shared<tack::frontend::Module>(std::move(parsed.module));
-    tack::sema::ModuleEnvironment env(module);
-    tack::driver::KernelSource src{*module->find(c.kernel), file, env};
-    tack::ir::Kernel lowered = tack::driver::lower(src, tack::sema::parse_arg_types(c.args));
-    tack::passes::ShapeValues shapes;
-    for (auto [p, d] : tack::passes::shape_dims_used(lowered))
-        shapes[{p, d}] = 4096;
-    tack::ir::Kernel k = tack::driver::specialize(lowered, shapes);
+    tack::ir::Kernel k = tack::testing::compiled_ir({.source = kKernels,
+                                                     .kernel = c.kernel,
+                                                     .args = c.args,
+                                                     .target = "cuda",
+                                                     .extent = tack::testing::every_extent(4096)});
     return tack::runtime::gpu::generate(k, cf::cuda_dialect(), {"CUDA", 256, ~0ull}).source;
 }
 

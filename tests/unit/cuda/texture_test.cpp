@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/cuda/cuda_backend.hpp"
 #include "runtime/cuda/nvrtc.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 #include "tack/tack.hpp"
+#include "unit/compile_helper.hpp"
 
 // cuda.h defines CU_TRSF_NORMALIZED_COORDINATES as a macro: read Tack's constant before it.
 constexpr unsigned kTackNormalizedFlag = tack::runtime::cuda::CU_TRSF_NORMALIZED_COORDINATES;
@@ -99,15 +99,14 @@ TEST(CudaTextures, TheLoaderListsTheTextureEntryPoints) {
 }
 
 std::string hardware_source(std::int64_t w, std::int64_t h, std::int64_t d) {
-    auto file = std::make_shared<tack::diag::SourceFile>("k.py", kKernels);
-    auto module = std::make_shared<tack::frontend::Module>(
-        std::move(tack::frontend::parse_module(file).module));
-    tack::sema::ModuleEnvironment env(module);
-    tack::driver::KernelSource src{*module->find("sample"), file, env};
-    auto lowered = tack::driver::lower(src, tack::sema::parse_arg_types("tex3d,f32[:],f32[:],"
-                                                                        "f32[:],f32[:]"));
-    tack::passes::ShapeValues shapes = {{{0, 0}, d}, {{0, 1}, h}, {{0, 2}, w}};
-    auto k = tack::driver::specialize(lowered, shapes, [](const auto&) { return true; });
+    // The texture's extents (D, H, W); the CUDA row samples in hardware.
+    auto k = tack::testing::compiled_ir({.source = kKernels,
+                                         .kernel = "sample",
+                                         .args = "tex3d,f32[:],f32[:],f32[:],f32[:]",
+                                         .target = "cuda",
+                                         .extent = [&](int p, int dim) {
+                                             return p == 0 ? std::array{d, h, w}[dim] : 1024;
+                                         }});
     return tack::runtime::gpu::generate(k, cf::cuda_dialect(), {"CUDA", 256, ~0ull}).source;
 }
 

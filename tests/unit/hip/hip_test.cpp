@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "codegen/cfamily/reduction.hpp"
-#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 #include "runtime/hip/hip_backend.hpp"
 #include "support/env.hpp"
 #include "tack/tack.hpp"
+#include "unit/compile_helper.hpp"
 #include "unit/device_suite/device_suite.hpp"
 
 namespace hip = tack::runtime::hip;
@@ -27,18 +27,12 @@ namespace {
 using tack::device_suite::kKernels;  // saxpy, group_sums, histogram, ...
 
 std::string hip_source(const char* kernel, const char* args) {
-    auto file = std::make_shared<tack::diag::SourceFile>("k.py", kKernels);
-    auto parsed = tack::frontend::parse_module(file);
-    auto module = std::make_shared<tack::frontend::Module>(std::move(parsed.module));
-    tack::sema::ModuleEnvironment env(module);
-    tack::driver::KernelSource src{*module->find(kernel), file, env};
-    tack::ir::Kernel lowered = tack::driver::lower(src, tack::sema::parse_arg_types(args));
-    tack::passes::ShapeValues shapes;
-    for (auto [p, d] : tack::passes::shape_dims_used(lowered))
-        shapes[{p, d}] = 4096;
-    return tack::runtime::gpu::generate(tack::driver::specialize(lowered, shapes),
-                                        cf::hip_dialect(), {"HIP", 256, ~0ull})
-        .source;
+    tack::ir::Kernel k = tack::testing::compiled_ir({.source = kKernels,
+                                                     .kernel = kernel,
+                                                     .args = args,
+                                                     .target = "hip",
+                                                     .extent = tack::testing::every_extent(4096)});
+    return tack::runtime::gpu::generate(k, cf::hip_dialect(), {"HIP", 256, ~0ull}).source;
 }
 
 TEST(HipCompile, RuntimeHiprtcPathMakesGfx90aCodeObjects) {

@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <string>
 
-#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "runtime/gpu/launch_rules.hpp"
 #include "runtime/hip/hip_backend.hpp"
+#include "unit/compile_helper.hpp"
 
 #if __has_include(<hip/hip_runtime_api.h>)
 #ifndef __HIP_PLATFORM_AMD__
@@ -95,20 +95,19 @@ TEST(HipTextures, ExtentsWithinTheSmallestLimitOrUnbounded) {
 TEST(HipTextures, TheRuntimeHiprtcPathCompilesATextureSample) {
     std::string why;
     if (!tack::runtime::gpu::load_api<hip::HiprtcApi>(&why)) GTEST_SKIP() << why;
-    auto file = std::make_shared<tack::diag::SourceFile>("k.py", R"(import tack
+    // The texture's extents (D, H, W) = (3, 4, 5); the HIP row samples in hardware.
+    auto k = tack::testing::compiled_ir(
+        {.source = R"(import tack
 
 @tack.kernel
 def sample(tex, u, out):
     for i in range(out.shape[0]):
         out[i] = tex.sample(u[i], 0.5, 1.0)
-)");
-    auto module = std::make_shared<tack::frontend::Module>(
-        std::move(tack::frontend::parse_module(file).module));
-    tack::sema::ModuleEnvironment env(module);
-    tack::driver::KernelSource src{*module->find("sample"), file, env};
-    auto lowered = tack::driver::lower(src, tack::sema::parse_arg_types("tex3d,f32[:],f32[:]"));
-    tack::passes::ShapeValues shapes = {{{0, 0}, 3}, {{0, 1}, 4}, {{0, 2}, 5}};
-    auto k = tack::driver::specialize(lowered, shapes, [](const auto&) { return true; });
+)",
+         .kernel = "sample",
+         .args = "tex3d,f32[:],f32[:]",
+         .target = "hip",
+         .extent = [](int p, int dim) { return p == 0 ? int64_t(3 + dim) : int64_t(1024); }});
     auto gen = tack::runtime::gpu::generate(k, cf::hip_dialect(), {"HIP", 256, ~0ull});
     ASSERT_NE(gen.source.find("hipTextureObject_t"), std::string::npos) << gen.source;
     auto code = hip::compile_code_object(gen.source, "sample", {"--offload-arch=gfx90a"});

@@ -10,6 +10,7 @@
 #include "runtime/inspect.hpp"
 #include "sema/environment.hpp"
 #include "sema/sema.hpp"
+#include "unit/compile_helper.hpp"
 
 namespace tack::runtime {
 namespace {
@@ -24,13 +25,11 @@ def saxpy(x, y, a):
 
 // saxpy for (f32[:], f32[:], f32) with 64-element arrays, specialized and optimized.
 ir::Kernel saxpy_variant() {
-    auto file = std::make_shared<diag::SourceFile>("saxpy.py", kSaxpy);
-    auto module = std::make_shared<frontend::Module>(frontend::parse_module(file).module);
-    sema::ModuleEnvironment env(module);
-    ir::Kernel k = sema::lower_kernel(*module->find("saxpy"), file, env,
-                                      sema::parse_arg_types("f32[:],f32[:],f32"));
-    passes::ShapeValues shapes{{{0, 0}, 64}, {{1, 0}, 64}};
-    return passes::optimize(passes::specialize_shapes(std::move(k), shapes));
+    return testing::compiled_ir({.source = kSaxpy,
+                                 .kernel = "saxpy",
+                                 .args = "f32[:],f32[:],f32",
+                                 .extent = testing::every_extent(64),
+                                 .path = "saxpy.py"});
 }
 
 template <class E>

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "codegen/cfamily/emitter.hpp"
-#include "driver/driver.hpp"
 #include "frontend/parser.hpp"
 #include "ir/ir.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/level_zero/module.hpp"
 #include "runtime/opencl/runner.hpp"
+#include "unit/compile_helper.hpp"
 #include "unit/level_zero/fake_ze.hpp"
 
 namespace tack::level_zero_test {
@@ -445,14 +445,10 @@ namespace {
 
 // Kernels from source through the compile driver, as dispatch lowers them.
 ir::Kernel from_source(const std::string& text, const char* name) {
-    auto file = std::make_shared<diag::SourceFile>("k.py", "import tack\n\n" + text);
-    auto parsed = frontend::parse_module(file);
-    auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
-    sema::ModuleEnvironment env(module);
-    const frontend::FunctionDef* fn = module->find(name);
-    driver::KernelSource src{*fn, file, env};
-    return driver::specialize(driver::lower(src, sema::parse_arg_types("f32[:]")),
-                              {{{0, 0}, 1024}});
+    return testing::compiled_ir({.source = "import tack\n\n" + text,
+                                 .kernel = name,
+                                 .args = "f32[:]",
+                                 .target = "level_zero"});
 }
 
 // Before the shared GPU layer, Level Zero skipped D13 and D12's per-dispatch check, which only

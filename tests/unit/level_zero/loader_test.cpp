@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <string>
 
+#include "driver/targets.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
 #include "runtime/level_zero/ze_api.hpp"
-#include "runtime/targets.hpp"
 #include "tack/tack.hpp"
 
 namespace tack::level_zero_test {
@@ -58,7 +58,7 @@ TEST(LevelZeroLoader, BackendIsRegistered) {
     EXPECT_NE(std::find(names.begin(), names.end(), "level_zero"), names.end());
     const auto& entry = l0::backend_entry();
     EXPECT_EQ(entry.name, "level_zero");
-    EXPECT_EQ(tack::runtime::find_target(entry.name).display_name, "Level Zero");
+    EXPECT_EQ(tack::driver::find_target(entry.name).display_name, "Level Zero");
     ASSERT_EQ(entry.device_options.size(), 1u);
     EXPECT_EQ(entry.device_options[0], "external_context");
 }

@@ -1,15 +1,17 @@
-// The target table (runtime/targets.cpp): one row per target, read by devices, tackc and the
+// The target table (driver/targets.cpp): one row per target, read by devices, tackc and the
 // Python package's install hints (CONTRACT E1, E2).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "codegen/cfamily/dialect.hpp"
+#include "driver/targets.hpp"
 #include "runtime/registry.hpp"
-#include "runtime/targets.hpp"
 
 namespace tack::runtime {
 namespace {
+
+using namespace driver;  // the table is the driver's; the registry is the runtime's
 
 TEST(Targets, EveryRegisteredBackendHasARow) {
     for (const BackendEntry* entry : backend_entries())

@@ -1,4 +1,4 @@
-#include "runtime/launch.hpp"
+#include "driver/launch_plan.hpp"
 
 #include <cstring>
 #include <string>
@@ -7,7 +7,7 @@
 #include "ir/eval.hpp"
 #include "ir/visitor.hpp"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 namespace {
 
@@ -179,4 +179,4 @@ int64_t launch_count(const CallValues& call) {
     return static_cast<int64_t>(total);
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -8,7 +8,7 @@
 
 #include "ir/ir.hpp"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 struct AtomicTarget {
     int param = 0;
@@ -46,4 +46,4 @@ KernelFacts collect_facts(const ir::Kernel& kernel);
 
 const char* atomic_op_name(ir::AtomicOp op);  // "atomic_add"
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -10,7 +10,7 @@
 #include "ir/ir.hpp"
 #include "tack/tack.hpp"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 /// What the host knows about the call: scalar bits and array shapes per parameter.
 struct CallValues {
@@ -50,4 +50,4 @@ class LaunchPlan {
     std::vector<Dim> dims_;
 };
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

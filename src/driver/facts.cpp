@@ -1,10 +1,10 @@
-#include "runtime/ir_facts.hpp"
+#include "driver/facts.hpp"
 
 #include <algorithm>
 
 #include "ir/visitor.hpp"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 namespace {
 
@@ -103,4 +103,4 @@ const char* atomic_op_name(ir::AtomicOp op) {
     return kNames[static_cast<int>(op)];
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::driver

@@ -1,10 +1,11 @@
 #pragma once
-// Every target code can be generated for, in one table (runtime/targets.cpp): the C dialect it
+// Every target code can be generated for, in one table (driver/targets.cpp): the C dialect it
 // generates (none for the CPU's LLVM IR), how it samples textures (CONTRACT A39, E5) and what
 // the target can run: dtypes, atomic dtypes (the seed's ATOMIC_DTYPES), device reductions,
 // workgroups, memory spaces, DLPack devices, and the install hint for a build or system that
 // lacks it. tackc, which has no device, checks a kernel against a target's row; a device's
-// backend answers its row (Backend's capability defaults) and may only narrow it: OpenCL
+// backend answers its row (Backend's capability defaults, runtime/capabilities.cpp) and may
+// only narrow it: OpenCL
 // without fp64 or 64-bit atomics or 256-lane groups, HIP without image support, Level Zero
 // without samplers or past the device's 3D image limit, Level Zero devices without fp64.
 
@@ -16,7 +17,7 @@
 #include "passes/passes.hpp"
 #include "tack/dtype.hpp"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 enum class TextureForm {
     Software,  // inline trilinear over the texture's private array (passes::lower_textures)
@@ -45,25 +46,21 @@ std::span<const Target> targets();
 const Target* target_named(std::string_view name);
 /// The row of `name`; tack::ValueError naming the targets for any other name.
 const Target& find_target(std::string_view name);
+/// The row of `name`, or for a name outside the table (a test's fake backend, which declares
+/// every capability it has itself) a row that declares none.
+const Target& row_of(std::string_view name);
 
-/// The capabilities a kernel's checks read (runtime/checks.hpp): a device's (its backend's
-/// answers) or, with no device, a target's row.
+/// What the driver's checks and its variant step read of where the code will run: a device's
+/// (runtime::capabilities_of, its backend's answers) or, with no device, a target's row.
 struct Capabilities {
     std::string_view name, display_name;
     DTypeSet dtypes, atomics;
     bool workgroups = false;
     std::uint64_t private_bytes = 0;
+    /// Which textures the variant samples in hardware (CONTRACT E5); null: none.
+    passes::TextureInHardware textures;
 };
 
-class Backend;
-
-Capabilities capabilities_of(const Backend& backend);
 Capabilities capabilities_of(const Target& target);
 
-/// The driver's texture choice for variants built on `backend` (Backend::texture_in_hardware);
-/// `backend` must outlive the result.
-passes::TextureInHardware textures_of(const Backend& backend);
-/// The choice for `target`'s row, for code generated with no device (tackc inspect).
-passes::TextureInHardware textures_of(const Target& target);
-
-}  // namespace tack::runtime
+}  // namespace tack::driver

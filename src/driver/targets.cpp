@@ -1,11 +1,10 @@
-#include "runtime/targets.hpp"
+#include "driver/targets.hpp"
 
 #include <string>
 
-#include "runtime/backend.hpp"
-#include "runtime/errors.hpp"
+#include "tack/tack.hpp"
 
-namespace tack::runtime {
+namespace tack::driver {
 
 namespace {
 
@@ -93,82 +92,20 @@ const Target& find_target(std::string_view name) {
     throw ValueError("unknown inspect target '" + std::string(name) + "'. Use " + names + ".");
 }
 
-Capabilities capabilities_of(const Backend& backend) {
-    return {backend.name(),
-            backend.display_name(),
-            backend.supported_dtypes(),
-            backend.supported_atomic_dtypes(),
-            backend.supports_workgroups(),
-            backend.private_bytes()};
-}
-
-Capabilities capabilities_of(const Target& target) {
-    return {target.name,       target.display_name, target.dtypes, target.atomics & target.dtypes,
-            target.workgroups, target.private_bytes};
-}
-
-passes::TextureInHardware textures_of(const Backend& backend) {
-    return [&backend](const std::array<std::int64_t, 3>& whd) {
-        return backend.texture_in_hardware(whd);
-    };
-}
-
-passes::TextureInHardware textures_of(const Target& target) {
-    if (target.textures == TextureForm::Software) return {};
-    return [](const std::array<std::int64_t, 3>&) { return true; };
-}
-
-// Backend's capability defaults: its target's row.
-
-const Target& Backend::target() const {
-    if (const Target* t = target_named(name())) return *t;
-    // A backend outside the table (a test's fake) declares every capability it has itself.
+const Target& row_of(std::string_view name) {
+    if (const Target* t = target_named(name)) return *t;
     static constexpr Target kUnlisted{
         "", "", "", TextureForm::Software, {}, {}, false, false, 1 * GiB, {}, {}, kDLCPU, ""};
     return kUnlisted;
 }
 
-std::string_view Backend::display_name() const {
-    std::string_view row = target().display_name;
-    return row.empty() ? name() : row;
+Capabilities capabilities_of(const Target& target) {
+    passes::TextureInHardware textures;
+    if (target.textures == TextureForm::Hardware)
+        textures = [](const std::array<std::int64_t, 3>&) { return true; };
+    return {
+        target.name,       target.display_name,  target.dtypes,      target.atomics & target.dtypes,
+        target.workgroups, target.private_bytes, std::move(textures)};
 }
 
-DTypeSet Backend::supported_dtypes() const {
-    return target().dtypes;
-}
-
-DTypeSet Backend::target_atomic_dtypes() const {
-    return target().atomics;
-}
-
-bool Backend::supports_device_reductions() const {
-    return target().device_reductions;
-}
-
-bool Backend::supports_workgroups() const {
-    return target().workgroups;
-}
-
-std::uint64_t Backend::private_bytes() const {
-    return target().private_bytes;
-}
-
-std::vector<std::string> Backend::device_memory_spaces() const {
-    const auto& spaces = target().memory_spaces;
-    return {spaces.begin(), spaces.end()};
-}
-
-std::vector<int> Backend::dlpack_imports() const {
-    const auto& codes = target().dlpack_imports;
-    return {codes.begin(), codes.end()};
-}
-
-std::pair<int, int> Backend::dlpack_device() const {
-    return {target().dlpack_export, device_ordinal()};
-}
-
-bool Backend::texture_in_hardware(const std::array<std::int64_t, 3>&) const {
-    return target().textures == TextureForm::Hardware;
-}
-
-}  // namespace tack::runtime
+}  // namespace tack::driver
