@@ -1,4 +1,4 @@
-"""Scalar arguments take their type from the value (CONTRACT B2): ints are i32 when they fit,
+"""Scalar arguments take their type from the value: ints are i32 when they fit,
 then i64; floats are f32 unless an f64 field is passed to the same call."""
 
 import os

@@ -1,5 +1,5 @@
 #pragma once
-// The ten Tack scalar types (CONTRACT B1). One enum serves the public API, the IR and every code
+// The ten Tack scalar types. One enum serves the public API, the IR and every code
 // generator.
 
 #include <cstdint>
@@ -63,7 +63,7 @@ constexpr bool is_signed(DType t) {
 /// "f32" -> DType::f32; also accepts NumPy spellings ("float32", "int8", ...).
 std::optional<DType> dtype_from_name(std::string_view name);
 
-/// Binary promotion (CONTRACT B6). nullopt for a signed type with u64 (the caller raises
+/// Binary promotion (docs/language.md). nullopt for a signed type with u64 (the caller raises
 /// "use an explicit integer cast").
 std::optional<DType> promote(DType a, DType b);
 

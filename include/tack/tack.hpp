@@ -14,8 +14,8 @@
 // This header is self-contained (it includes nothing under src/): the implementation types are
 // only forward-declared.
 //
-// Scalar arguments take their Tack type from their C++ type (the C++ counterpart of CONTRACT
-// B2, where the Python value decides): float -> f32, double -> f64, bool and every signed or
+// Scalar arguments take their Tack type from their C++ type (the C++ counterpart of
+// Python, where the value decides): float -> f32, double -> f64, bool and every signed or
 // unsigned integer of at most 16 bits -> i32, int32 -> i32, uint32 -> u32, int64 -> i64,
 // uint64 -> u64. Unlike Python floats, a C++ float stays f32 next to f64 arrays (the C++ type
 // is an explicit choice); pass a double to get f64.
@@ -110,7 +110,7 @@ class ZeroDivisionError : public BasicError<std::runtime_error, ErrorKind::ZeroD
     using BasicError::BasicError;
 };
 
-/// What debug mode raises (DECISIONS "Debug mode"): an out-of-bounds index (Base = IndexError)
+/// What debug mode raises (docs/debug.md): an out-of-bounds index (Base = IndexError)
 /// or an integer `//` or `%` by zero (Base = ZeroDivisionError) in a kernel launch, at a
 /// position in the kernel's source. what() is the rendered diagnostic, as CompileError's
 /// ("k.py:6:9: IndexError: Kernel 'k': ...\n    <line>\n    ^~~\n"); message() the bare
@@ -227,7 +227,7 @@ class Device {
 /// backend's device_options before anything is constructed (ValueError naming the option);
 /// every backend also takes `debug` (bool), see DebugScope.
 Device device(std::string_view name, const DeviceOptions& options = {});
-/// CONTRACT C1: builds a new backend on every call and makes it the default.
+/// Builds a new backend on every call and makes it the default.
 Device init(std::string_view arch = "cpu", const DeviceOptions& options = {});
 /// The default device (the CPU when none was chosen).
 Device default_device();
@@ -237,7 +237,7 @@ std::vector<std::string> available_backends();
 void sync();
 
 /// Debug mode for the kernels the calling thread launches while the scope lives, whatever each
-/// device's debug() says (DECISIONS "Debug mode"). Debug variants are compiled apart from the
+/// device's debug() says (docs/debug.md). Debug variants are compiled apart from the
 /// plain ones and check every field, local-array and shared-array index and every integer `//`
 /// and `%`; a launch waits for its device and throws KernelIndexError or
 /// KernelZeroDivisionError for its first violation (the faulting access is skipped, the other
@@ -337,7 +337,7 @@ class Array {
     static Array from_host(const std::vector<T>& data, const Shape& shape, const Device& dev = {}) {
         return from_host(std::span<const T>(data), shape, dev);
     }
-    /// Zero-copy wrap of host memory (CONTRACT C19); never freed by Tack. Read-only unless
+    /// Zero-copy wrap of host memory; never freed by Tack. Read-only unless
     /// `writable`.
     static Array from_ptr(void* ptr, DType dtype, const Shape& shape, bool writable = false,
                           const Device& dev = {});
@@ -369,10 +369,10 @@ class Array {
     Array reshape(const Shape& shape) const;
     /// How many trailing extents of shape() are the element shape: 0 for scalar elements, 1
     /// for vectors (the last extent is the width), 2 for matrices (rows, columns). Kernels see
-    /// an array of rank rank() - elem_rank() whose elements are vectors or matrices (CONTRACT
-    /// A28, A34); the storage stays row-major with the components innermost.
+    /// an array of rank rank() - elem_rank() whose elements are vectors or matrices
+    /// (docs/vectors.md); the storage stays row-major with the components innermost.
     int elem_rank() const { return elem_rank_; }
-    /// Whether kernels receive this array as a 3-D texture (CONTRACT A39): f32 storage of
+    /// Whether kernels receive this array as a 3-D texture: f32 storage of
     /// shape (D, H, W), x fastest, that kernels read only through `tex.sample(u, v, w)`.
     bool is_texture() const { return texture_; }
     /// A texture of a rank-3 f32 array (ValueError otherwise). A texture is a snapshot (A39): a
@@ -419,7 +419,7 @@ class Array {
         copy_from_host(std::span<const T>(data));
     }
 
-    /// Host element read (CONTRACT C12): one index per dimension, negative counts from the end.
+    /// Host element read: one index per dimension, negative counts from the end.
     Scalar at(std::span<const std::int64_t> index) const;
     Scalar at(std::initializer_list<std::int64_t> index) const {
         return at(std::span<const std::int64_t>(index.begin(), index.size()));
@@ -434,7 +434,7 @@ class Array {
         return out;
     }
 
-    /// Host reductions over every element (CONTRACT C14-C18).
+    /// Reductions over every logical element, returned as double for integer arrays too.
     double sum() const;
     double min() const;
     double max() const;
@@ -461,11 +461,11 @@ class Array {
     bool texture_ = false;
 };
 
-/// A new zero-filled array (CONTRACT C6/C7: every allocation is zero-filled).
+/// A new zero-filled array (every allocation is zero-filled, empty_array's too).
 Array empty_array(DType dtype, const Shape& shape, const Device& dev = {});
 Array zeros(DType dtype, const Shape& shape, const Device& dev = {});
 Array ones(DType dtype, const Shape& shape, const Device& dev = {});
-/// CONTRACT C6: zeros whose memory stays exportable for its whole life (export_memory hands out
+/// Zeros whose memory stays exportable for its whole life (export_memory hands out
 /// the allocation itself, which sees every later kernel write) on CUDA; elsewhere zeros.
 Array exportable_zeros(DType dtype, const Shape& shape, const Device& dev = {});
 template <class T>
@@ -507,8 +507,8 @@ class Kernel {
     explicit Kernel(std::shared_ptr<runtime::KernelImpl> impl) : impl_(std::move(impl)) {}
 
     /// Runs the kernel on the default device with arrays and C++ scalars; returns once the
-    /// launch has run (CPU) or is queued (GPU). A kernel ending in `return expr` (DECISIONS G7)
-    /// returns that value; others return nullopt.
+    /// launch has run (CPU) or is queued (GPU). A kernel ending in `return expr` (annotated
+    /// `-> tack.f32`, `-> float` or `-> int`) returns that value; others return nullopt.
     template <class... Args>
     std::optional<Scalar> operator()(const Args&... args) const {
         if constexpr (sizeof...(Args) == 0) {
@@ -521,7 +521,7 @@ class Kernel {
     std::optional<Scalar> call(std::span<const detail::Arg> args) const;
 
     const std::string& name() const;
-    /// Compiled variants of this kernel on `dev` (tests of CONTRACT D2-D5).
+    /// Compiled variants of this kernel on `dev` (one per argument and shape signature).
     std::size_t num_variants(const Device& dev = {}) const;
 
   private:

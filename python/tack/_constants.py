@@ -1,4 +1,4 @@
-"""tack.constant (CONTRACT A27): named values kernels read as literals.
+"""tack.constant: named values kernels read as literals.
 
 On the host a scalar constant is an ordinary int or float (a subclass that remembers its
 dtype); a vector or matrix constant indexes and iterates like a tuple but is not one, so
@@ -102,7 +102,7 @@ def _scalar(value, dtype):
 
 
 class VectorConstant:
-    """A vector or matrix tack.constant: indexes and iterates like a tuple (A27)."""
+    """A vector or matrix tack.constant: indexes and iterates like a tuple, but is not one."""
 
     __slots__ = ("_rows", "dtype", "shape")
 
@@ -183,7 +183,8 @@ def _vector(value, dtype):
 
 
 def constant(value, dtype=None):
-    """A compile-time constant (CONTRACT A27): a literal in kernels, a number on the host."""
+    """A compile-time constant: a literal in kernels (typed by `dtype` when given, else as a
+    literal is), an ordinary number on the host."""
     if dtype is not None and not isinstance(dtype, DType):
         raise TypeError(
             f"tack.constant() dtype must be a Tack dtype such as tack.f32, got {dtype!r}"

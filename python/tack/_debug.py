@@ -1,5 +1,5 @@
-"""`with tack.debug():` (DECISIONS "Debug mode"); `tack.init(debug=True)` and TACK_DEBUG=1 are
-device settings the core reads when the device is built."""
+"""`with tack.debug():` (docs/spec/decisions.md#debug-mode); `tack.init(debug=True)` and
+TACK_DEBUG=1 are device settings the core reads when the device is built."""
 
 from . import _tack
 

@@ -1,4 +1,4 @@
-"""Backend selection: tack.init, tack.device, tack.sync (CONTRACT C1-C3, C29)."""
+"""Backend selection: tack.init, tack.device, tack.sync (docs/spec/contract.md#c1)."""
 
 import os
 import sys
@@ -13,7 +13,7 @@ level_zero = "level_zero"
 opencl = "opencl"
 
 # Every architecture the core can generate code for, with its install hint (one table in the
-# core: src/runtime/targets.cpp). One this build lacks is "unavailable" (with what is missing),
+# core: src/driver/targets.cpp). One this build lacks is "unavailable" (with what is missing),
 # not "unknown". Each hint starts with "Requires", the word the public tests look for.
 _HINTS = dict(_tack._target_hints())
 _CONTRACT_ARCHS = tuple(_HINTS)
@@ -22,7 +22,8 @@ _OFF = ("", "0", "false", "no", "off")
 
 
 def env_flag(name):
-    """CONTRACT C3: unset, empty, 0, false, no, off (any case, spaces ignored) are off."""
+    """Whether the flag `name` is on: unset, empty, 0, false, no and off (any case, spaces
+    ignored) are off, anything else on."""
     value = os.environ.get(name)
     return value is not None and value.strip().lower() not in _OFF
 
@@ -69,10 +70,11 @@ def _open(arch, options, fresh):
 
 
 def init(arch="cpu", **options):
-    """Build a new backend for `arch` and make it the active one (CONTRACT C1).
+    """Build a new backend for `arch` and make it the active one, on every call, also for the
+    arch already active; if building fails, the previous backend stays active.
 
     With TACK_NO_REINIT set and a backend already active, returns the active device without
-    validating anything (C3).
+    validating anything.
     """
     if env_flag("TACK_NO_REINIT") and _tack._device_used():
         return _tack._default_device()
@@ -108,7 +110,7 @@ _HOST_MEMORY_ONLY = ("cpu", "metal", "opencl")
 
 
 def _device_memory_space(device, ptr):
-    """Where `ptr` lives for this device (CONTRACT C21): "cpu", or one of the device's
+    """Where `ptr` lives for this device: "cpu", or one of the device's
     `device_memory_spaces`. Anything that is not an address (an int in [0, 2**64)) answers
     "cpu" without asking a driver."""
     # The null pointer is no allocation of any device's.
@@ -130,5 +132,5 @@ _tack.Device.memory_space = _device_memory_space
 
 
 def memory_space(ptr):
-    """Where `ptr` lives for the active backend (CONTRACT C21); see Device.memory_space."""
+    """Where `ptr` lives for the active backend; see Device.memory_space."""
     return active_device().memory_space(ptr)

@@ -4,7 +4,7 @@ from . import _tack
 
 
 class UnsupportedSyntaxError(NotImplementedError):
-    """Valid Python that the kernel language rejects (CONTRACT A3).
+    """Valid Python that the kernel language rejects, Tack's only exception class of its own.
 
     A NotImplementedError, hence also a RuntimeError. The message names the kernel or device
     function, the construct and its position, followed by the user's file, line and column, the

@@ -1,4 +1,5 @@
-"""Field creation and memory interop (CONTRACT C6-C12, C19-C23). The work is the core's."""
+"""Field creation and memory interop (docs/spec/contract.md#c6 and #c19). The work is the
+core's."""
 
 import operator
 import sys
@@ -14,7 +15,7 @@ def _shape(shape):
 def field(dtype=f32, shape=(), exportable=False):
     """A new zero-filled field. `exportable=True` keeps its memory exportable for its whole life
     (export_memory then hands out the field's own allocation, which sees later kernel writes)
-    on CUDA; other backends make an ordinary field (CONTRACT C6)."""
+    on CUDA; other backends make an ordinary field."""
     return _tack._field(dtype, _shape(shape), None, bool(exportable))
 
 
@@ -71,8 +72,8 @@ def _device_value(name):
 
 
 class Vector:
-    """Small vectors (CONTRACT A28): `tack.Vector([x, y, z])` in kernels, and vector fields,
-    `tack.Vector.field(n, dtype, shape)` (storage; CONTRACT C6, C11)."""
+    """Small vectors: `tack.Vector([x, y, z])` in kernels, taken apart into scalars, and vector
+    fields, `tack.Vector.field(n, dtype, shape)`, whose host shape describes the flat storage."""
 
     def __new__(cls, *args, **kwargs):
         _device_value("Vector")
@@ -87,7 +88,7 @@ class Vector:
 
 
 class Matrix:
-    """Small matrices up to 4x4 (CONTRACT A28): `tack.Matrix([[a, b], [c, d]])`,
+    """Small matrices up to 4x4, taken apart into scalars: `tack.Matrix([[a, b], [c, d]])`,
     `tack.Matrix.identity(n)` in kernels, and matrix fields, `tack.Matrix.field(n, m, dtype,
     shape)`, stored row-major."""
 
@@ -125,7 +126,7 @@ def _address(ptr):
 
 
 def field_from_ptr(ptr, dtype, shape, writable=False):
-    """Wrap existing memory without copying; Tack never frees it (CONTRACT C19-C20).
+    """Wrap existing memory without copying; Tack never frees it.
 
     The field is read-only unless `writable`: host writes raise RuntimeError and kernels that
     may store to it are refused before launch. A NumPy array is kept alive by the field.
@@ -141,7 +142,8 @@ array_from_ptr = field_from_ptr
 
 
 def from_dlpack(source, copy=False):
-    """A field sharing a DLPack producer's memory (CONTRACT C23); `copy=True` copies it."""
+    """A field sharing a DLPack producer's memory, writable unless the versioned capsule says
+    read-only; `copy=True` copies it."""
     is_capsule = type(source).__name__ == "PyCapsule"
     if not is_capsule and not hasattr(source, "__dlpack__"):
         raise TypeError(

@@ -1,6 +1,6 @@
 """Device-only intrinsics. Inside kernels the core compiles them; these Python objects exist so
-that names like `tack.atomic_add` resolve (CONTRACT A22) and fail clearly when called from
-Python (A21)."""
+that names like `tack.atomic_add` resolve (a name bound to the same object as tack.X is that
+intrinsic) and raise RuntimeError when called from Python."""
 
 
 def _device_only(name):

@@ -1,4 +1,4 @@
-"""@tack.kernel, @tack.func, tack.constant and tack.inspect (CONTRACT A1, A20-A22, A27, C26)."""
+"""@tack.kernel, @tack.func, tack.constant and tack.inspect (docs/spec/contract.md#a1)."""
 
 from . import _names, _source, _tack
 from ._constants import constant  # noqa: F401  (re-exported as tack.constant)
@@ -15,7 +15,7 @@ def _wrap(target, fn):
 
 
 def kernel(fn=None):
-    """Decorator: compile `fn` as a Tack kernel at its first call (CONTRACT A1).
+    """Decorator: compile `fn` as a Tack kernel at its first call.
 
     Reads and parses the source now; validation, name resolution and lowering happen at the
     first call or tack.inspect, and their errors surface there.
@@ -28,7 +28,8 @@ def kernel(fn=None):
 
 
 class Func:
-    """A @tack.func: inlined into the kernels that call it (CONTRACT A20)."""
+    """A @tack.func: inlined into the kernels that call it. Fields, textures and arrays passed
+    to it are aliased, other arguments copied."""
 
     def __init__(self, fn):
         src = _source.capture(fn, "func")
@@ -58,7 +59,7 @@ def func(fn=None):
 
 def inspect(kernel, *args, mode="source"):
     """The pipeline's output for these arguments on the active backend, never run, compiled
-    for a device or cached (CONTRACT C26): "ir" (typed IR), "source" (the CPU's LLVM IR of the
+    for a device or cached: "ir" (typed IR), "source" (the CPU's LLVM IR of the
     variant these arguments select, disjoint bit included; a GPU-style backend's C dialect, e.g.
     OpenCL C) or "optimized" (the CPU's LLVM IR after O3; ValueError elsewhere). The core's
     runtime/inspect.hpp does the work, as for `tackc inspect`."""

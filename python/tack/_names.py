@@ -1,4 +1,6 @@
-"""Answers to the core's questions about names (CONTRACT A6, A22).
+"""Answers to the core's questions about names: kernels capture no Python values except
+tack.constant names and math.pi, math.e and math.tau, and calls are bound statically
+(docs/spec/contract.md#a6, #a22).
 
 The core asks, for a name as spelled in kernel source ("SCALE", "cfg.SCALE", "tack.sqrt",
 "helpers.norm2"), what it is bound to in the defining function's namespace: closure cells,

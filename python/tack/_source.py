@@ -1,4 +1,6 @@
-"""Capturing a kernel's source for the core (CONTRACT A1, A21).
+"""Capturing a kernel's source for the core. Decoration only reads and parses it; a function
+whose source cannot be read raises RuntimeError at decoration, with the OSError as its cause
+(docs/spec/contract.md#a1).
 
 The core parses one dedented definition and maps positions back to the user's file with a line
 and a column offset. The only edit made to the text is on the decorator lines: the first

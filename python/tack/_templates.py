@@ -1,4 +1,4 @@
-"""@tack.data_oriented and tack.template() (CONTRACT A23-A26).
+"""@tack.data_oriented and tack.template() (docs/spec/contract.md#a23).
 
 An instance of a @tack.data_oriented class passed to a kernel is a template: its class
 constants are compiled in, its fields and numbers are extra kernel arguments (a new value of
@@ -22,7 +22,8 @@ def data_oriented(cls):
 
 
 class _TemplateAnnotation:
-    """What tack.template() returns: a parameter annotation with no effect (A26)."""
+    """What tack.template() returns: a parameter annotation with no effect; an instance is
+    recognized by its class's `_data_oriented` flag."""
 
     def __repr__(self):
         return "tack.template()"

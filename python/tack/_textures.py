@@ -1,4 +1,4 @@
-"""tack.texture3d (CONTRACT A39): a 3-D f32 texture sampled in kernels with trilinear filtering.
+"""tack.texture3d: a 3-D f32 texture sampled in kernels with trilinear filtering.
 
 A texture is a snapshot: creating it copies the field, and later writes to the field (from the
 host or a kernel) are invisible until `tex.update()` copies it again. Two textures over one

@@ -1,4 +1,5 @@
-"""tack.math: shader-style device helpers (CONTRACT A42), usable only inside kernels."""
+"""tack.math: shader-style device helpers with their GLSL definitions (fract, mix, clamp,
+saturate, smoothstep, step, sign, length, distance, normalize), usable only inside kernels."""
 
 from ._intrinsics import _device_only
 

@@ -1,4 +1,4 @@
-"""tack.random: random numbers in kernels with explicit state (CONTRACT A43).
+"""tack.random: random numbers in kernels with explicit state.
 
 A kernel seeds a u32 state from the element it works on and a stream number (a frame, a pass),
 and every draw returns the value and the next state::

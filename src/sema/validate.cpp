@@ -30,8 +30,8 @@ enum class Use {
 };
 
 constexpr const char* kReturnNeedsAnnotation =
-    "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or '-> int' "
-    "(DECISIONS G7)";
+    "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or '-> int', "
+    "the type of the value the call returns";
 
 constexpr const char* kReadableNames =
     "only parameters, locals, tack.constant names and math.pi, math.e and math.tau can be read";

@@ -1,5 +1,5 @@
 """tack.algorithms: statistics, prefix scans, copies, sorting and segmented reductions, all
-written as Tack kernels, so every backend runs them (CONTRACT C31-C35).
+written as Tack kernels, so every backend runs them (docs/spec/contract.md#c31).
 
 `import tack` does not load this package: `from tack.algorithms import var`, or
 `import tack.algorithms` first.

@@ -1,8 +1,8 @@
 """What every algorithm shares: the count check, flat views, chunk plans and scratch fields.
 
 Chunk plans depend on the element count only, never on the thread count or the backend, so
-floating results are the same for a given n on every run and every backend (CONTRACT C29:
-threading variables never change results) and integer results are exact everywhere.
+floating results are the same for a given n on every run and every backend (threading
+variables never change results) and integer results are exact everywhere.
 """
 
 import operator
@@ -13,8 +13,7 @@ import tack
 
 def count(name, n, *fields):
     """The element count `n` (default: the first field's size), checked against every field
-    it will read or write: ValueError when negative or past any of them (CONTRACT C31, C33,
-    C35)."""
+    it will read or write: ValueError when negative or past any of them."""
     for f in fields:
         if not isinstance(f, tack._tack.Field):
             raise TypeError(
@@ -35,7 +34,7 @@ def count(name, n, *fields):
 
 def flat(f):
     """A 1-D scalar view of `f` (flat, row-major order), so kernels index elements 0..size-1.
-    A vector or matrix field's view covers every component (C31)."""
+    A vector or matrix field's view covers every component."""
     return f if len(f.shape) == 1 and not f.element_shape else f.reshape(f.size)
 
 

@@ -1,4 +1,4 @@
-"""copy, fill_value and copy_with_offset (CONTRACT C34): one kernel each, over the first n
+"""copy, fill_value and copy_with_offset: one kernel each, over the first n
 elements in flat order, converting on store with the kernel language's rules. They do not
 check n against the fields (as upstream documents).
 

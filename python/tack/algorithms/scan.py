@@ -1,4 +1,4 @@
-"""Prefix scans: exclusive_scan and inclusive_scan (CONTRACT C33).
+"""Prefix scans: exclusive_scan and inclusive_scan, in the output's dtype, returning the total.
 
 Where the backend has a native scan (the CPU backend: a single-pass, cache-blocked parallel
 scan in the C++ runtime, src/runtime/cpu/algorithms.hpp, which reads the input once where the

@@ -1,5 +1,5 @@
-"""Sorting and segmented reductions: argsort, sort_by_key, gather, unique, reduce_by_key
-(CONTRACT C35).
+"""Sorting and segmented reductions: argsort, sort_by_key, gather, unique, reduce_by_key;
+the results are the same on every backend and every run.
 
 argsort is a stable least-significant-digit radix sort, every step a Tack kernel. The keys are
 split into chunks (one serial run each, chunks in parallel). Per digit pass: each chunk counts

@@ -1,4 +1,4 @@
-"""Statistics: var, std, norm, absmax, count_nonzero, dot, histogram (CONTRACT C31, C32).
+"""Statistics: var, std, norm, absmax, count_nonzero, dot, histogram (docs/spec/contract.md#c31).
 
 Each is a Tack kernel over chunks: a chunk forms its partial result serially (eight
 independent f32 accumulators, so the adds pipeline), then combines it into a one-element

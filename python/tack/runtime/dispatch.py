@@ -1,5 +1,6 @@
-"""tack.runtime.dispatch.get_backend() (CONTRACT C4), the env-flag parser (C3) and the install
-guidance per backend that tack.init's errors carry (C2)."""
+"""tack.runtime.dispatch: get_backend() (the active backend, the CPU chosen first when none
+was), env_flag() (unset, empty, 0, false, no and off are off) and the install guidance per
+backend that tack.init's errors carry."""
 
 from .. import _devices
 from .._devices import active_device, env_flag

@@ -58,8 +58,8 @@ inline const std::string kKernelReturn =
     "kernels write results to fields; a kernel may return a value only as its last statement, "
     "after its parallel loop (with a '-> tack.f32', '-> float' or '-> int' annotation)";
 inline const std::string kReturnAnnotation =
-    "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or '-> int' "
-    "(DECISIONS G7)";
+    "the kernel's `return` needs a return annotation: '-> tack.f32', '-> float' or '-> int', "
+    "the type of the value the call returns";
 inline const std::string kReturnType =
     "a kernel's return annotation must be '-> tack.f32', '-> float' or '-> int'";
 inline const std::string kAfterLoop =
