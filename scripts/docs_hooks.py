@@ -4,7 +4,7 @@ tables cannot drift from the code.
   <!-- generated: backends -->     `tackc devices`: each backend's declared capabilities
   <!-- generated: environment -->  every TACK_* variable the code reads, documented from
                                    src/support/env.hpp, with the files that read it
-  <!-- generated: builtins -->     the builtins table of src/builtins/builtins.cpp
+  <!-- generated: builtins -->     the builtins table of src/builtins/builtins.cpp (math: ir.hpp)
   <!-- generated: methods -->      the method registry of src/builtins/builtins.cpp
   <!-- generated: rejections -->   every rejection golden of tests/golden/reject: the line and
                                    the exact error
@@ -103,6 +103,11 @@ def builtins_table():
     groups = {}
     for kind, name in re.findall(r"\b(math|helper|cast|atomic|block_reduce)\(\"([\w.]+)\"", text):
         groups.setdefault(kind, []).append(name)
+    # The math rows come from the IR's list (TACK_IR_MATH in src/ir/ir.hpp): X(Enum, name, arity).
+    ir_text = open(os.path.join(ROOT, "src", "ir", "ir.hpp"), encoding="utf-8").read()
+    math_list = ir_text[ir_text.index("#define TACK_IR_MATH(X)"):]
+    math_list = math_list[: math_list.index("// clang-format on")]
+    groups["math"] = re.findall(r"X\(\w+, (\w+), \d\)", math_list)
     for name, cat in re.findall(r"(?:pure\(|Builtin\{)\"([\w.]+)\", C::(\w+)", text):
         groups.setdefault(cat, []).append(name)
     titles = {"math": "math functions", "helper": "shading helpers (tack.math)", "cast": "casts",

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "tack/dtype.hpp"
+#include "tack/error_kind.hpp"
 
 namespace tack {
 
@@ -58,20 +59,6 @@ class GraphImpl;
 // -------------------------------------------------------------------------------------------
 // Errors
 // -------------------------------------------------------------------------------------------
-
-/// Which exception an error is (mirrors the compiler's diag::ErrorKind, so the Python bindings
-/// map both the same way).
-enum class ErrorKind {
-    SyntaxError,
-    UnsupportedSyntax,
-    NameError,
-    TypeError,
-    ValueError,
-    NotImplemented,
-    Runtime,
-    Index,
-    ZeroDivision,
-};
 
 class Error {
   public:

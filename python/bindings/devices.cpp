@@ -4,8 +4,10 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 
 #include <atomic>
+#include <tuple>
 
 #include "bindings.hpp"
 #include "driver/targets.hpp"
@@ -137,11 +139,14 @@ void init_devices(nb::module_& m) {
     });
     m.def("_device_used", [] { return g_device_used.load(); });
     m.def("_available_backends", &tack::available_backends);
-    // Every target's name and install hint (driver/targets.cpp), for tack's device errors.
-    m.def("_target_hints", [] {
-        std::vector<std::pair<std::string, std::string>> rows;
+    // Every target's row as Python needs it (driver/targets.cpp): its name (tack.cpu, ...), its
+    // install hint for tack's device errors, and whether its arrays are host memory (DLPack
+    // exports them as kDLCPU), so that every pointer is "cpu" to it.
+    m.def("_targets", [] {
+        constexpr int kDLCPU = 1;
+        std::vector<std::tuple<std::string, std::string, bool>> rows;
         for (const driver::Target& t : driver::targets())
-            rows.emplace_back(t.name, t.install_hint);
+            rows.emplace_back(t.name, t.install_hint, t.dlpack_export == kDLCPU);
         return rows;
     });
     // tack.debug(): the calling thread's override (-1 follows the device), the previous returned.

@@ -5,18 +5,15 @@ import sys
 
 from . import _tack
 
-cpu = "cpu"
-metal = "metal"
-cuda = "cuda"
-hip = "hip"
-level_zero = "level_zero"
-opencl = "opencl"
-
-# Every architecture the core can generate code for, with its install hint (one table in the
-# core: src/driver/targets.cpp). One this build lacks is "unavailable" (with what is missing),
-# not "unknown". Each hint starts with "Requires", the word the public tests look for.
-_HINTS = dict(_tack._target_hints())
-_CONTRACT_ARCHS = tuple(_HINTS)
+# Every architecture the core can generate code for, one row each of the core's table
+# (src/driver/targets.cpp): its install hint, and whether its arrays are host memory. One this
+# build lacks is "unavailable" (with what is missing), not "unknown". Each hint starts with
+# "Requires", the word the public tests look for.
+_TARGETS = {name: (hint, host) for name, hint, host in _tack._targets()}
+_HINTS = {name: hint for name, (hint, _) in _TARGETS.items()}
+_CONTRACT_ARCHS = tuple(_TARGETS)
+# tack.cpu, tack.cuda, ...: each name as a constant (tack/__init__.py exports them).
+globals().update({name: name for name in _TARGETS})
 
 _OFF = ("", "0", "false", "no", "off")
 
@@ -100,13 +97,13 @@ def active_device():
     return _tack._default_device()
 
 
-# CONTRACT C21. These backends wrap host memory in field_from_ptr, so every pointer is "cpu" to
-# them: the CPU, Metal (unified memory) and OpenCL, whose buffers have no address a host can
-# hold. A backend with device memory asks its driver (cuPointerGetAttribute,
+# CONTRACT C21. Backends whose arrays are host memory wrap it in field_from_ptr, so every
+# pointer is "cpu" to them: the CPU, Metal (unified memory) and OpenCL, whose buffers have no
+# address a host can hold. A backend with device memory asks its driver (cuPointerGetAttribute,
 # hipPointerGetAttributes, zeMemGetAllocProperties) through the core, which can query the active
 # device only; for another device it refuses rather than guess, as C21 has a failed Level Zero
 # query do.
-_HOST_MEMORY_ONLY = ("cpu", "metal", "opencl")
+_HOST_MEMORY_ONLY = tuple(name for name, (_, host) in _TARGETS.items() if host)
 
 
 def _device_memory_space(device, ptr):

@@ -368,7 +368,7 @@ Scalar Array::at(std::span<const int64_t> index) const {
 
 // CONTRACT C14: the device's own reduction where its backend has one for this dtype.
 static std::optional<double> device_reduce(const Array& a, const runtime::Buffer& b,
-                                           runtime::ReduceKind op) {
+                                           ir::ReduceOp op) {
     runtime::Backend& backend = b.backend();
     runtime::require_unforked(backend);
     runtime::refuse_in_capture("reducing an array to a host value");
@@ -379,7 +379,7 @@ static std::optional<double> device_reduce(const Array& a, const runtime::Buffer
 double Array::sum() const {
     if (!buffer_) throw ValueError("sum() on an empty Array handle");
     if (size() == 0) return 0.0;  // CONTRACT C15: no read
-    if (auto r = device_reduce(*this, *buffer_, runtime::ReduceKind::Sum)) return *r;
+    if (auto r = device_reduce(*this, *buffer_, ir::ReduceOp::Sum)) return *r;
     HostView v(*this);
     return runtime::sum_elements(dtype_, v.data(), static_cast<size_t>(size()),
                                  host_parallelism(buffer_->backend()));
@@ -394,7 +394,7 @@ double Array::mean() const {
 double Array::min() const {
     if (!buffer_) throw ValueError("min() on an empty Array handle");
     if (size() == 0) throw ValueError("min reduction requires a nonempty field");
-    if (auto r = device_reduce(*this, *buffer_, runtime::ReduceKind::Min)) return *r;
+    if (auto r = device_reduce(*this, *buffer_, ir::ReduceOp::Min)) return *r;
     HostView v(*this);
     return runtime::min_elements(dtype_, v.data(), static_cast<size_t>(size()),
                                  host_parallelism(buffer_->backend()));
@@ -403,7 +403,7 @@ double Array::min() const {
 double Array::max() const {
     if (!buffer_) throw ValueError("max() on an empty Array handle");
     if (size() == 0) throw ValueError("max reduction requires a nonempty field");
-    if (auto r = device_reduce(*this, *buffer_, runtime::ReduceKind::Max)) return *r;
+    if (auto r = device_reduce(*this, *buffer_, ir::ReduceOp::Max)) return *r;
     HostView v(*this);
     return runtime::max_elements(dtype_, v.data(), static_cast<size_t>(size()),
                                  host_parallelism(buffer_->backend()));

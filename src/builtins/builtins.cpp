@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
+
+#include "ir/ir.hpp"
 
 namespace tack::builtins {
 namespace {
@@ -35,19 +38,14 @@ constexpr Builtin block_reduce(std::string_view name) {
     return {name, C::Workgroup, 1, 1, true, true, true, false};
 }
 
-// Kept sorted by name so find() is a binary search; a static_assert below checks the order.
-constexpr std::array kTable = {
+// Every intrinsic but the math functions, kept sorted by name for the reader (kTable sorts).
+constexpr std::array kRows = {
     // Vector and matrix values (CONTRACT A28): scalarized by lowering.
     pure("Matrix", C::Construct, 1, 1),
     pure("Matrix.identity", C::Construct, 1, 1),
     pure("Vector", C::Construct, 1, 1),
-    math("abs", 1),
-    math("acos", 1),
     pure("all", C::Truth, 1, 1),
     pure("any", C::Truth, 1, 1),
-    math("asin", 1),
-    math("atan", 1),
-    math("atan2", 2),
     atomic("atomic_add"),
     atomic("atomic_max"),
     atomic("atomic_min"),
@@ -56,21 +54,13 @@ constexpr std::array kTable = {
     block_reduce("block_max"),
     block_reduce("block_min"),
     block_reduce("block_sum"),
-    math("ceil", 1),
     helper("clamp", 3),
     // tack.constant(value[, dtype]) is only meaningful at module level; in a kernel it is a value.
     Builtin{"constant", C::Constant, 1, 2, false, true, false, true},
-    math("copysign", 2),
-    math("cos", 1),
-    math("cosh", 1),
     helper("distance", 2),
-    math("exp", 1),
-    math("exp2", 1),
     cast("f32"),
     cast("f64"),
     cast("float"),
-    math("floor", 1),
-    math("fmod", 2),
     helper("fract", 1),
     cast("i16"),
     cast("i32"),
@@ -81,47 +71,53 @@ constexpr std::array kTable = {
     helper("length", 1),
     pure("local_array", C::Alloc, 2, 2),
     pure("local_array_like", C::Alloc, 2, 2),
-    math("log", 1),
-    math("log10", 1),
-    math("log2", 1),
     pure("max", C::MinMax, 2, -1),
     pure("min", C::MinMax, 2, -1),
     helper("mix", 3),
     Builtin{"ndrange", C::Range, 1, -1, false, true, false, true},
     helper("normalize", 1),
-    math("pow", 2),
     // print(): statement only; emits printf per iteration, so never outside the loop (A40).
     Builtin{"print", C::Print, 0, -1, true, false, false, false},
     Builtin{"range", C::Range, 1, 3, false, true, false, true},
-    math("round", 1),
     helper("saturate", 1),
     pure("select", C::Select, 3, 3),
     Builtin{"shared", C::Alloc, 2, 2, true, true, true, true},
     Builtin{"shared_like", C::Alloc, 2, 2, true, true, true, true},
     helper("sign", 1),
-    math("sin", 1),
-    math("sinh", 1),
     helper("smoothstep", 3),
-    math("sqrt", 1),
     helper("step", 2),
-    math("tan", 1),
-    math("tanh", 1),
     // thread_id(): the lane index; a pure read, allowed before the loop (A12).
     Builtin{"thread_id", C::Workgroup, 0, 0, true, true, true, true},
-    math("trunc", 1),
     cast("u16"),
     cast("u32"),
     cast("u64"),
     cast("u8"),
 };
 
-constexpr bool sorted_by_name() {
+// The math functions are the IR's list (ir::MathFn), with its names and arities.
+constexpr Builtin kMathRows[] = {
+#define TACK_X(e, n, a) math(#n, a),
+    TACK_IR_MATH(TACK_X)
+#undef TACK_X
+};
+
+// Sorted by name so find() is a binary search.
+constexpr auto kTable = [] {
+    std::array<Builtin, kRows.size() + std::size(kMathRows)> table{};
+    std::copy(kRows.begin(), kRows.end(), table.begin());
+    std::copy(std::begin(kMathRows), std::end(kMathRows), table.begin() + kRows.size());
+    std::sort(table.begin(), table.end(),
+              [](const Builtin& a, const Builtin& b) { return a.name < b.name; });
+    return table;
+}();
+
+constexpr bool names_unique() {
     for (size_t i = 1; i < kTable.size(); ++i) {
         if (!(kTable[i - 1].name < kTable[i].name)) return false;
     }
     return true;
 }
-static_assert(sorted_by_name(), "kTable must stay sorted by name");
+static_assert(names_unique(), "an intrinsic's name is listed twice");
 
 }  // namespace
 

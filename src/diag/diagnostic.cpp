@@ -4,15 +4,6 @@
 
 namespace tack::diag {
 
-const char* error_kind_name(ErrorKind kind) {
-    static constexpr const char* kNames[] = {
-        "SyntaxError",       "UnsupportedSyntaxError", "NameError",    "TypeError",
-        "ValueError",        "NotImplementedError",    "RuntimeError", "IndexError",
-        "ZeroDivisionError",
-    };
-    return kNames[static_cast<int>(kind)];
-}
-
 int Diagnostic::line() const {
     return file ? file->line_of(range.begin) : 0;
 }

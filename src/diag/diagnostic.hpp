@@ -8,24 +8,15 @@
 #include <vector>
 
 #include "diag/source.hpp"
+#include "tack/error_kind.hpp"
 
 namespace tack::diag {
 
 /// Which exception a diagnostic becomes (CONTRACT C28). Kept in one place so the C++ API and the
 /// Python bindings agree.
-enum class ErrorKind {
-    SyntaxError,        // text that is not Python at all
-    UnsupportedSyntax,  // valid Python the kernel language rejects (UnsupportedSyntaxError)
-    NameError,
-    TypeError,
-    ValueError,
-    NotImplemented,  // e.g. workgroup primitives on the CPU
-    Runtime,
-    Index,         // debug mode: an out-of-bounds index in a kernel (IndexError)
-    ZeroDivision,  // debug mode: an integer // or % by zero in a kernel (ZeroDivisionError)
-};
-
-const char* error_kind_name(ErrorKind kind);
+// The public list (tack/error_kind.hpp): a diagnostic's kind is the exception it becomes.
+using ErrorKind = ::tack::ErrorKind;
+using ::tack::error_kind_name;
 
 struct Diagnostic {
     ErrorKind kind = ErrorKind::UnsupportedSyntax;

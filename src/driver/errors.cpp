@@ -2,17 +2,12 @@
 
 namespace tack::driver {
 
-static_assert(static_cast<int>(ErrorKind::Runtime) == static_cast<int>(diag::ErrorKind::Runtime) &&
-                  static_cast<int>(ErrorKind::ZeroDivision) ==
-                      static_cast<int>(diag::ErrorKind::ZeroDivision),
-              "tack::ErrorKind mirrors diag::ErrorKind");
-
 void throw_public(const diag::CompileError& error) {
     throw_public(error.first());
 }
 
 void throw_public(const diag::Diagnostic& d) {
-    auto kind = static_cast<ErrorKind>(d.kind);
+    ErrorKind kind = d.kind;
     if (d.file) {
         throw CompileError(kind, d.message, d.file->path(), d.line(), d.column(), d.render());
     }

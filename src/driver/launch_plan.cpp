@@ -101,6 +101,23 @@ __int128 trip_count(int64_t start, int64_t end, int64_t step) {
     return (span + step - 1) / step;
 }
 
+// The product of the dims' trip counts, `trips(i)` for dim i, evaluated in order up to the
+// first empty one (a later dim's bounds are never read then).
+template <class Trips>
+int64_t flat_count(const CallValues& call, size_t dims, Trips trips) {
+    __int128 total = 1;
+    for (size_t i = 0; i < dims; ++i) {
+        __int128 n = trips(i);
+        if (n == 0) return 0;
+        total *= n;
+        if (total > INT64_MAX) {
+            throw ValueError("Kernel '" + call.kernel->name +
+                             "': the parallel loop has more than 2^63 - 1 iterations");
+        }
+    }
+    return static_cast<int64_t>(total);
+}
+
 }  // namespace
 
 std::optional<LaunchPlan::Term> LaunchPlan::term(const ir::Kernel& kernel, const ir::ExprPtr& e) {
@@ -151,32 +168,19 @@ int64_t LaunchPlan::value(const Term& t, const CallValues& call) {
 
 int64_t LaunchPlan::count(const CallValues& call) const {
     if (!direct_) return launch_count(call);
-    __int128 total = 1;
-    for (const Dim& d : dims_) {
-        __int128 n = trip_count(value(d.start, call), value(d.end, call), value(d.step, call));
-        if (n == 0) return 0;
-        total *= n;
-        if (total > INT64_MAX) {
-            throw ValueError("Kernel '" + call.kernel->name +
-                             "': the parallel loop has more than 2^63 - 1 iterations");
-        }
-    }
-    return static_cast<int64_t>(total);
+    return flat_count(call, dims_.size(), [&](size_t i) {
+        const Dim& d = dims_[i];
+        return trip_count(value(d.start, call), value(d.end, call), value(d.step, call));
+    });
 }
 
 int64_t launch_count(const CallValues& call) {
-    __int128 total = 1;
-    for (const auto& d : call.kernel->dims) {
-        __int128 n = trip_count(eval(call, d.start).as_signed(), eval(call, d.end).as_signed(),
-                                eval(call, d.step).as_signed());
-        if (n == 0) return 0;
-        total *= n;
-        if (total > INT64_MAX) {
-            throw ValueError("Kernel '" + call.kernel->name +
-                             "': the parallel loop has more than 2^63 - 1 iterations");
-        }
-    }
-    return static_cast<int64_t>(total);
+    const auto& dims = call.kernel->dims;
+    return flat_count(call, dims.size(), [&](size_t i) {
+        return trip_count(eval(call, dims[i].start).as_signed(),
+                          eval(call, dims[i].end).as_signed(),
+                          eval(call, dims[i].step).as_signed());
+    });
 }
 
 }  // namespace tack::driver

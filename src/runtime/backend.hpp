@@ -26,12 +26,10 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/ir.hpp"
 #include "tack/dtype.hpp"
 #include "tack/tack.hpp"
 
-namespace tack::ir {
-struct Kernel;
-}
 namespace tack::driver {
 struct Target;  // driver/targets.hpp
 }
@@ -41,9 +39,6 @@ namespace tack::runtime {
 class Backend;
 struct GraphRecord;  // runtime/graph/graph.hpp
 class GraphExec;
-
-/// Array reductions a device may run natively (same order as codegen::cfamily::ReduceOp).
-enum class ReduceKind { Sum, Min, Max };
 
 /// The storage of one array (the seed's DeviceBuffer). Allocated storage is zero-filled.
 class Buffer {
@@ -186,7 +181,7 @@ class Backend : public std::enable_shared_from_this<Backend> {
     /// nullopt to have the caller reduce on the host (the default, and what a backend answers
     /// for dtypes it does not reduce natively).
     virtual std::optional<double> reduce_array(const Buffer& buffer, DType dtype,
-                                               std::int64_t count, ReduceKind op) {
+                                               std::int64_t count, ir::ReduceOp op) {
         return std::nullopt;
     }
     virtual bool supports_workgroups() const;

@@ -11,6 +11,17 @@ def test_arch_constants():
         "cpu", "metal", "cuda", "hip", "level_zero")
 
 
+def test_every_target_of_the_core_is_a_constant_and_listed():
+    # The names come from the core's target table (src/driver/targets.cpp), not a Python list.
+    from tack import _devices, _tack
+
+    names = [row[0] for row in _tack._targets()]
+    assert names == ["cpu", "cuda", "hip", "level_zero", "metal", "opencl"]
+    for name in names:
+        assert getattr(tack, name) == name and name in tack.__all__
+    assert _devices._HOST_MEMORY_ONLY == ("cpu", "metal", "opencl")
+
+
 def test_init_returns_a_new_cpu_device():
     a = tack.init(arch=tack.cpu)
     b = tack.init(tack.cpu)

@@ -18,10 +18,11 @@
 #include <string_view>
 
 #include "codegen/cfamily/dialect.hpp"
+#include "ir/ir.hpp"
 
 namespace tack::codegen::cfamily {
 
-enum class ReduceOp { Sum, Min, Max };
+using ir::ReduceOp;  // the IR's list; a device reduction of an array is one of its kinds
 
 inline constexpr int kReductionGroupSize = 256;
 

@@ -185,7 +185,8 @@ struct MathSpelling {
     const char* libm;
 };
 
-const MathSpelling kMath[] = {
+// One row per ir::MathFn, in its order (TACK_IR_MATH), checked below.
+constexpr MathSpelling kMath[] = {
     {ir::MathFn::Sqrt, Intrinsic::sqrt, nullptr},
     {ir::MathFn::Sin, Intrinsic::sin, nullptr},
     {ir::MathFn::Cos, Intrinsic::cos, nullptr},
@@ -211,6 +212,14 @@ const MathSpelling kMath[] = {
     {ir::MathFn::Fmod, Intrinsic::not_intrinsic, "fmod"},
     {ir::MathFn::Copysign, Intrinsic::copysign, nullptr},
 };
+
+constexpr bool math_rows_in_order() {
+    for (std::size_t i = 0; i < std::size(kMath); ++i) {
+        if (kMath[i].fn != static_cast<ir::MathFn>(i)) return false;
+    }
+    return std::size(kMath) == static_cast<std::size_t>(ir::MathFn::Copysign) + 1;
+}
+static_assert(math_rows_in_order(), "kMath has one row per ir::MathFn, in TACK_IR_MATH's order");
 
 Value* call_libm(Builder& b, const char* name, DType t, const std::vector<Value*>& args) {
     llvm::Type* ty = llvm_type(b.getContext(), t);
@@ -285,7 +294,6 @@ Value* binary(Builder& b, ir::BinaryOp op, DType t, Value* x, Value* y, DType y_
 }
 
 Value* math_call(Builder& b, ir::MathFn fn, DType t, const std::vector<Value*>& args) {
-    static_assert(std::size(kMath) == static_cast<size_t>(ir::MathFn::Copysign) + 1);
     const MathSpelling& s = kMath[static_cast<int>(fn)];
     TACK_ASSERT(s.fn == fn, "LLVM codegen: math table out of order");
     if (fn == ir::MathFn::Abs && is_integer(t)) {

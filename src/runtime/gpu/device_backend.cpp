@@ -269,20 +269,19 @@ void DeviceBackend::dispatch(const Variant& variant, const LaunchArgs& args, voi
 }
 
 std::optional<double> DeviceBackend::reduce_array(const Buffer& buffer, DType dtype,
-                                                  std::int64_t count, ReduceKind op) {
+                                                  std::int64_t count, ir::ReduceOp op) {
     if (dtype != DType::f32) return std::nullopt;  // E4: other dtypes on the host
     ReduceDecision d = plan_reduction(count, op, geometry_, ~std::uint64_t(0));
     if (d.empty) return 0.0;
-    auto cop = static_cast<cf::ReduceOp>(op);
     std::shared_ptr<const Variant> reducer;
     {
         std::lock_guard guard(reduce_mutex_);
         auto& slot = reducers_[static_cast<int>(op)];
         if (!slot) {
-            std::string entry = cf::array_reduction_entry(cop);
+            std::string entry = cf::array_reduction_entry(op);
             CodeArtifact a;
             a.abi.entry = entry;
-            a.code = compile(cf::array_reduction_source(dialect(), cop), entry);
+            a.code = compile(cf::array_reduction_source(dialect(), op), entry);
             slot = make_variant(entry, std::move(a), nullptr);
         }
         reducer = slot;

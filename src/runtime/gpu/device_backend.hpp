@@ -37,7 +37,7 @@ class DeviceBackend : public Backend {
     /// E4: f32 on the device (one reduction kernel per kind, compiled at first use); other
     /// dtypes on the host.
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
-                                       ReduceKind op) final;
+                                       ir::ReduceOp op) final;
 
     const Geometry& geometry() const { return geometry_; }
     /// Modules compiled and loaded from the disk cache (tests, tools).

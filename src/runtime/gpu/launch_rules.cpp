@@ -49,22 +49,21 @@ codegen::cfamily::GeneratedSource generate(const ir::Kernel& kernel,
     return gen;
 }
 
-ReduceDecision plan_reduction(std::int64_t count, ReduceKind op, const Geometry& g,
+ReduceDecision plan_reduction(std::int64_t count, ir::ReduceOp op, const Geometry& g,
                               std::uint64_t max_groups) {
     if (count <= 0) {
-        if (op == ReduceKind::Sum) return {.empty = true};
-        throw ValueError(std::string(op == ReduceKind::Min ? "min" : "max") +
+        if (op == ir::ReduceOp::Sum) return {.empty = true};
+        throw ValueError(std::string(op == ir::ReduceOp::Min ? "min" : "max") +
                          " reduction requires a nonempty field");
     }
     std::uint64_t n = static_cast<std::uint64_t>(count);
     std::uint64_t cap = std::min<std::uint64_t>(max_groups, g.limit / kCollectiveLanes);
     std::uint64_t groups = std::clamp<std::uint64_t>((n + kCollectiveLanes - 1) / kCollectiveLanes,
                                                      1, std::max<std::uint64_t>(cap, 1));
-    auto cop = static_cast<codegen::cfamily::ReduceOp>(op);
     return {.plan = {.groups = groups,
                      .count = count,
                      .stride = static_cast<std::int64_t>(groups * kCollectiveLanes),
-                     .identity = codegen::cfamily::reduction_identity(cop)}};
+                     .identity = codegen::cfamily::reduction_identity(op)}};
 }
 
 }  // namespace tack::runtime::gpu

@@ -77,7 +77,7 @@ struct ReduceDecision {
     bool empty = false;
     ReducePlan plan;
 };
-ReduceDecision plan_reduction(std::int64_t count, ReduceKind op, const Geometry& g,
+ReduceDecision plan_reduction(std::int64_t count, ir::ReduceOp op, const Geometry& g,
                               std::uint64_t max_groups);
 
 }  // namespace tack::runtime::gpu

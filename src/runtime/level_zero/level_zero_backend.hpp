@@ -37,10 +37,10 @@ class LevelZeroBackend final : public Backend {
     DTypeSet supported_dtypes() const override { return level_zero::supported_dtypes(info_); }
     // reduce.cpp
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
-                                       ReduceKind op) override;
+                                       ir::ReduceOp op) override;
     /// The f32 reduction with modules from `compile` (built once per operation). nullopt when
     /// the device's groups are below 256 lanes (the caller reduces on the host).
-    std::optional<double> reduce_f32(const Buffer& buffer, std::int64_t count, ReduceKind op,
+    std::optional<double> reduce_f32(const Buffer& buffer, std::int64_t count, ir::ReduceOp op,
                                      const ReductionCompiler& compile);
     /// E5 and the seed's rule: hardware where the device has samplers (maxSamplers > 0; Xe-HPC
     /// has none) and every extent is at most maxImageDims3D.

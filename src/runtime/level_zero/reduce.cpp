@@ -23,25 +23,24 @@ ReductionCompiler LevelZeroBackend::ocloc_compiler() {
 }
 
 std::optional<double> LevelZeroBackend::reduce_array(const Buffer& buffer, DType dtype,
-                                                     std::int64_t count, ReduceKind op) {
+                                                     std::int64_t count, ir::ReduceOp op) {
     if (dtype != DType::f32) return std::nullopt;  // E4: other dtypes on the host
     return reduce_f32(buffer, count, op, ocloc_compiler());
 }
 
 std::optional<double> LevelZeroBackend::reduce_f32(const Buffer& buffer, std::int64_t count,
-                                                   ReduceKind op,
+                                                   ir::ReduceOp op,
                                                    const ReductionCompiler& compile) {
     gpu::ReduceDecision d = gpu::plan_reduction(count, op, geometry_, ~std::uint64_t(0));
     if (d.empty) return 0.0;
     if (group_ < gpu::kCollectiveLanes) return std::nullopt;  // E4: fewer than 256 lanes
-    auto cop = static_cast<cf::ReduceOp>(op);
     ze_kernel_handle_t k = nullptr;
     {
         std::lock_guard guard(reduce_mutex_);
         LoadedModule& m = reducers_[static_cast<int>(op)];
         if (!m.kernel)
-            m = compile(cf::array_reduction_source(cf::level_zero_dialect(), cop),
-                        cf::array_reduction_entry(cop));
+            m = compile(cf::array_reduction_source(cf::level_zero_dialect(), op),
+                        cf::array_reduction_entry(op));
         k = m.kernel;
     }
     void* out = queue_.allocate(sizeof(float));

@@ -92,7 +92,7 @@ class OpenClBackend final : public Backend {
     /// 16 per lane cut that to ~1.5 ns (PoCL 5 on 2 cores), and a GPU wants several too.
     static constexpr std::int64_t kElementsPerLane = 16;
     std::optional<double> reduce_array(const Buffer& buffer, DType dtype, std::int64_t count,
-                                       ReduceKind op) override {
+                                       ir::ReduceOp op) override {
         if (dtype != DType::f32) return std::nullopt;
         const std::int64_t groups = std::max<std::int64_t>(1, count / (256 * kElementsPerLane));
         return reduce_f32(buffer, count, static_cast<ReduceOp>(op),

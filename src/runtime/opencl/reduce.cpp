@@ -107,8 +107,7 @@ std::optional<float> Reducer::run(cl_mem mem, const gpu::ReducePlan& plan, Reduc
 std::optional<double> OpenClBackend::reduce_f32(const Buffer& array, std::int64_t count,
                                                 ReduceOp op, std::uint64_t max_groups) {
     // The shared rules: empty arrays, the group count and the identity (CONTRACT C15, E4).
-    gpu::ReduceDecision d =
-        gpu::plan_reduction(count, static_cast<ReduceKind>(op), geometry_, max_groups);
+    gpu::ReduceDecision d = gpu::plan_reduction(count, op, geometry_, max_groups);
     if (d.empty) return 0.0;
     if (!workgroups_) return std::nullopt;  // fewer than 256 lanes per group (E4)
     const auto& b = static_cast<const ClBuffer&>(array);

@@ -18,7 +18,7 @@
 
 namespace tack::runtime::opencl {
 
-using codegen::cfamily::ReduceOp;
+using ir::ReduceOp;
 
 class Reducer {
   public:

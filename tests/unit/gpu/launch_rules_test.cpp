@@ -65,18 +65,18 @@ TEST(GpuRules, GroupsCoverTheRange) {
 
 TEST(GpuRules, ReductionPlan) {
     gpu::Geometry g{"CUDA", 256, 1ull << 20};
-    auto d = gpu::plan_reduction(1000, tack::runtime::ReduceKind::Sum, g, ~0ull);
+    auto d = gpu::plan_reduction(1000, tack::ir::ReduceOp::Sum, g, ~0ull);
     EXPECT_FALSE(d.empty);
     EXPECT_EQ(d.plan.groups, 4u);
     EXPECT_EQ(d.plan.stride, 1024);
     EXPECT_EQ(d.plan.identity, 0.0f);
     // Capped by max_groups and by the launch limit (the kernel then strides).
-    EXPECT_EQ(gpu::plan_reduction(1 << 30, tack::runtime::ReduceKind::Max, g, 8).plan.groups, 8u);
-    EXPECT_EQ(gpu::plan_reduction(1 << 30, tack::runtime::ReduceKind::Min, g, ~0ull).plan.groups,
+    EXPECT_EQ(gpu::plan_reduction(1 << 30, tack::ir::ReduceOp::Max, g, 8).plan.groups, 8u);
+    EXPECT_EQ(gpu::plan_reduction(1 << 30, tack::ir::ReduceOp::Min, g, ~0ull).plan.groups,
               (1u << 20) / 256);
-    EXPECT_TRUE(gpu::plan_reduction(0, tack::runtime::ReduceKind::Sum, g, 1).empty);
-    EXPECT_THROW(gpu::plan_reduction(0, tack::runtime::ReduceKind::Min, g, 1), tack::ValueError);
-    EXPECT_THROW(gpu::plan_reduction(-1, tack::runtime::ReduceKind::Max, g, 1), tack::ValueError);
+    EXPECT_TRUE(gpu::plan_reduction(0, tack::ir::ReduceOp::Sum, g, 1).empty);
+    EXPECT_THROW(gpu::plan_reduction(0, tack::ir::ReduceOp::Min, g, 1), tack::ValueError);
+    EXPECT_THROW(gpu::plan_reduction(-1, tack::ir::ReduceOp::Max, g, 1), tack::ValueError);
 }
 
 // A library that does not exist is an explanation, never a crash. (Tests' APIs carry their own

@@ -518,7 +518,7 @@ TEST_F(LevelZeroFake, F32ReductionsRunOnTheDevice) {
         return l0::create_from_spirv(api, b->handles().context, b->handles().device, bytes, "",
                                      entry, source);
     };
-    using K = runtime::ReduceKind;
+    using K = ir::ReduceOp;
     EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Sum, compile), want);
     EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Max, compile), 1000.0);
     EXPECT_EQ(b->reduce_f32(*buf, std::int64_t(n), K::Min, compile), -999.0);
@@ -542,7 +542,7 @@ TEST_F(LevelZeroFake, GroupsBelow256LanesReduceOnTheHost) {
         ++compiled;
         throw std::logic_error("no reduction kernel on a device with 128-lane groups");
     };
-    EXPECT_EQ(b->reduce_f32(*buf, 1000, runtime::ReduceKind::Sum, compile), std::nullopt);
+    EXPECT_EQ(b->reduce_f32(*buf, 1000, ir::ReduceOp::Sum, compile), std::nullopt);
     EXPECT_EQ(compiled, 0);
 }
 
