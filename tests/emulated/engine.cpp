@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -523,8 +524,12 @@ bool run_tool(const std::vector<std::string>& argv, std::string* output) {
     pid_t pid;
     int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
+    // A signal (the Ctrl-C tests' SIGINT, under Python's handler, which does not restart calls)
+    // interrupts waitpid: wait again, or an unfinished module would be taken as compiled.
     int status = 0;
-    if (rc == 0) waitpid(pid, &status, 0);
+    while (rc == 0 && waitpid(pid, &status, 0) != pid) {
+        if (errno != EINTR) rc = errno;
+    }
     *output = read_file(log);
     unlink(log.c_str());
     if (rc != 0) *output = "cannot run " + argv[0] + ": " + std::strerror(rc);
