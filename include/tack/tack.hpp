@@ -362,7 +362,7 @@ class Array {
     /// Whether kernels receive this array as a 3-D texture: f32 storage of
     /// shape (D, H, W), x fastest, that kernels read only through `tex.sample(u, v, w)`.
     bool is_texture() const { return texture_; }
-    /// A texture of a rank-3 f32 array (ValueError otherwise). A texture is a snapshot (A39): a
+    /// A texture of a rank-3 f32 array (ValueError otherwise). A texture is a snapshot: a
     /// device that samples in hardware (CUDA, HIP) makes its image from this storage now and
     /// the texture holds the image alone; elsewhere it is a view of this storage, so view
     /// storage nothing writes afterwards, or use texture_snapshot().

@@ -140,13 +140,11 @@ void init_devices(nb::module_& m) {
     m.def("_device_used", [] { return g_device_used.load(); });
     m.def("_available_backends", &tack::available_backends);
     // Every target's row as Python needs it (driver/targets.cpp): its name (tack.cpu, ...), its
-    // install hint for tack's device errors, and whether its arrays are host memory (DLPack
-    // exports them as kDLCPU), so that every pointer is "cpu" to it.
+    // install hint for tack's device errors, and whether its arrays are host memory.
     m.def("_targets", [] {
-        constexpr int kDLCPU = 1;
         std::vector<std::tuple<std::string, std::string, bool>> rows;
         for (const driver::Target& t : driver::targets())
-            rows.emplace_back(t.name, t.install_hint, t.dlpack_export == kDLCPU);
+            rows.emplace_back(t.name, t.install_hint, t.host_memory());
         return rows;
     });
     // tack.debug(): the calling thread's override (-1 follows the device), the previous returned.

@@ -44,6 +44,12 @@ Template compile_template(const KernelSource& src, std::vector<sema::ArgType> si
     // unreachable code counts (D11, D14), so they come before any pass.
     t.facts = collect_facts(t.kernel);
     t.launch = LaunchPlan(t.kernel);
+    // What the target refuses, from the kernel's own facts. The workgroup refusal is kept, not
+    // thrown (dispatch raises it on every call, compile() at once); the other two throw here, so
+    // every entry point reports a kernel's refusals in the same order.
+    t.workgroup_error = workgroup_error(src.fn, t.facts, caps);
+    check_atomic_dtypes(src.fn, t.facts, caps);
+    check_private_bytes(src.fn, t.facts, caps);
     if (debug) {
         passes::DebugChecked checked = passes::debug_checks(std::move(t.kernel));
         t.kernel = std::move(checked.kernel);
@@ -51,9 +57,6 @@ Template compile_template(const KernelSource& src, std::vector<sema::ArgType> si
         dump("debug_checks", t.kernel, opts);
     }
     t.dims_used = passes::shape_dims_used(t.kernel);
-    t.workgroup_error = workgroup_error(src.fn, t.facts, caps);
-    check_atomic_dtypes(src.fn, t.facts, caps);
-    check_private_bytes(src.fn, t.facts, caps);
     return t;
 }
 
@@ -95,7 +98,7 @@ Compiled compile(const KernelSource& src, std::vector<sema::ArgType> sig, const 
         out.ir = optimize_template(out.tmpl);
     } else {
         passes::ShapeValues shapes;
-        if (options.shapes) shapes = options.shapes(out.tmpl.kernel);
+        if (options.shapes) shapes = options.shapes(out.tmpl);
         out.ir = specialize(out.tmpl, shapes, caps.textures);
     }
     return out;

@@ -88,8 +88,9 @@ enum class Stage {
 struct CompileOptions {
     bool debug = false;
     Stage stop_after = Stage::Variant;
-    /// The extents of the variant, from the lowered template (its parameters); Stage::Variant.
-    std::function<passes::ShapeValues(const ir::Kernel& lowered)> shapes;
+    /// The variant's extents, covering the template's dims_used (Stage::Variant). Without it
+    /// the variant keeps its extents symbolic, as the template (benchmarks of the generators).
+    std::function<passes::ShapeValues(const Template& t)> shapes;
 };
 
 struct Compiled {

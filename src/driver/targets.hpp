@@ -38,6 +38,9 @@ struct Target {
     std::span<const int> dlpack_imports;              // DLDeviceType codes wrap_ptr takes zero-copy
     int dlpack_export;                                // the DLDeviceType of exported arrays
     std::string_view install_hint;  // starts with "Requires" where something can be added
+
+    /// Its arrays are host memory (exported as DLPack's kDLCPU, 1): every pointer is "cpu" to it.
+    constexpr bool host_memory() const { return dlpack_export == 1; }
 };
 
 /// Every row, in the order tools list them.
@@ -51,7 +54,9 @@ const Target& find_target(std::string_view name);
 const Target& row_of(std::string_view name);
 
 /// What the driver's checks and its variant step read of where the code will run: a device's
-/// (runtime::capabilities_of, its backend's answers) or, with no device, a target's row.
+/// (runtime::capabilities_of, its backend's answers) or, with no device, a target's row. A
+/// device's `textures` asks its backend, so such a value must not outlive the backend: take it
+/// for one compile, never store it.
 struct Capabilities {
     std::string_view name, display_name;
     DTypeSet dtypes, atomics;

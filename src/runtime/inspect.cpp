@@ -55,9 +55,9 @@ std::string inspect_call(const ModuleImpl& module, const frontend::FunctionDef& 
             .debug = debug_enabled(backend),
             .stop_after =
                 mode == InspectMode::Ir ? driver::Stage::Template : driver::Stage::Variant,
-            .shapes = [&](const ir::Kernel& lowered) {
+            .shapes = [&](const driver::Template& t) {
                 passes::ShapeValues shapes;
-                for (auto [p, d] : passes::shape_dims_used(lowered))
+                for (auto [p, d] : t.dims_used)
                     shapes[{p, d}] = args[static_cast<size_t>(p)].array->shape()[d];
                 return shapes;
             }};

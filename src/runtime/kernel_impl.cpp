@@ -416,8 +416,9 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<
     });
     entry->dispatch = dispatch_plain;
     if (entry->tmpl.debug) {
-        entry->debug_info = std::make_unique<const DebugInfo>(DebugInfo{
-            *entry->tmpl.debug, name(), std::make_shared<const ir::Kernel>(entry->tmpl.kernel)});
+        entry->debug_info = std::make_unique<const DebugInfo>(
+            DebugInfo{std::move(*entry->tmpl.debug), name(),
+                      std::make_shared<const ir::Kernel>(entry->tmpl.kernel)});
         entry->dispatch = dispatch_debug;
     }
     return entry;

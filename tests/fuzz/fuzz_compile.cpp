@@ -3,6 +3,7 @@
 // pipeline, shape specialization, LLVM IR for the CPU and C source for every GPU dialect.
 // User errors (CompileError, the public error kinds) are expected; a crash, a sanitizer report,
 // a hang or an InternalError escaping is a bug.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -66,17 +67,24 @@ void generate(const ir::Kernel& optimized) {
     }
 }
 
-// A row with workgroups and hardware textures, so that every dialect sees every construct.
-const driver::Capabilities kCaps = driver::capabilities_of(driver::find_target("cuda"));
+// A target that refuses nothing (every dtype and atomic, workgroups, no bound on local arrays)
+// and samples textures in hardware, so that every generator sees every construct.
+const driver::Capabilities kCaps{"fuzz",
+                                 "fuzz",
+                                 DTypeSet::all(),
+                                 DTypeSet::all(),
+                                 true,
+                                 UINT64_MAX,
+                                 [](const std::array<std::int64_t, 3>&) { return true; }};
 
 void compile(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
              const sema::Environment& env, Rng& rng) {
     if (fn.def_kind != frontend::DefKind::Kernel || !sema::validate(fn, file, env).empty()) return;
     for (int variant = 0; variant < 3; ++variant) {
         try {
-            driver::CompileOptions options{.shapes = [&](const ir::Kernel& lowered) {
+            driver::CompileOptions options{.shapes = [&](const driver::Template& t) {
                 passes::ShapeValues shapes;
-                for (auto pd : passes::shape_dims_used(lowered))
+                for (auto pd : t.dims_used)
                     shapes[pd] = rng.below(4) == 0 ? 0 : 1 + rng.below(300);
                 return shapes;
             }};

@@ -70,14 +70,10 @@ PATTERNS = {
     "spec_link": re.compile(r"(?<![\w/.-])(?:docs/)?spec/([\w-]+)\.md#([\w-]+)"),
     # A heading of a docs page by its text: `docs/decisions.md ("HIP contracts with ...")`.
     "docs_heading": re.compile(r"docs/([\w-]+)\.md\s*\(\s*\"([^\"\n]+)\"\s*\)"),
-    # The contract by line number, as tests/emulated/SEED-AUDIT-STATUS.md cites it once:
-    # `CONTRACT.md:382,695`. LINE_CITATIONS maps each line to its id.
+    # The contract by line number of a file outside the repository (`CONTRACT.md:382`): never
+    # resolves; cite the id instead.
     "contract_line": re.compile(r"CONTRACT\.md:([0-9]+(?:,[0-9]+)*)"),
 }
-# The lines of the contract digest that the tree cites by number, and the rule each line is part
-# of. Cite the id instead; an unknown line fails.
-LINE_CITATIONS = {382: "C1", 695: "E1"}
-
 # Each pattern with a text it must match (and what it finds) and texts it must not match.
 EXAMPLES = {
     "contract_id": (["CONTRACT D17", "(B25)", "// E5: image", "D10/E6", "B2's rule"],
@@ -275,8 +271,7 @@ def citations_in(text):
         found.append((m.start(), f"{m[1]}.md", "name", m[2]))
     for m in PATTERNS["contract_line"].finditer(text):
         for line in m[1].split(","):
-            key = LINE_CITATIONS.get(int(line), f"line {line} (not in LINE_CITATIONS)")
-            found.append((m.start(), "spec/contract.md", "anchor", key.lower()))
+            found.append((m.start(), "spec/contract.md", "anchor", f"line {line}: cite the id"))
     return found
 
 

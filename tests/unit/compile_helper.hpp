@@ -51,9 +51,9 @@ inline driver::Compiled compile(const Compile& c) {
     driver::Capabilities caps = driver::capabilities_of(driver::find_target(c.target));
     if (c.textures) caps.textures = *c.textures;
     driver::CompileOptions options{
-        .debug = c.debug, .stop_after = c.stop_after, .shapes = [&](const ir::Kernel& lowered) {
+        .debug = c.debug, .stop_after = c.stop_after, .shapes = [&](const driver::Template& t) {
             passes::ShapeValues shapes;
-            for (auto [p, d] : passes::shape_dims_used(lowered))
+            for (auto [p, d] : t.dims_used)
                 shapes[{p, d}] = c.extent(p, d);
             return shapes;
         }};

@@ -122,7 +122,7 @@ std::vector<diag::Diagnostic> check_file(const std::string& path, const CheckOpt
     };
     try {
         driver::CompileOptions options{
-            .shapes = [](const ir::Kernel& lowered) { return shape_values(lowered, ""); }};
+            .shapes = [](const driver::Template& t) { return shape_values(t.kernel, ""); }};
         driver::Compiled c =
             driver::compile({*k->fn, file, *k->env}, sema::parse_arg_types(o.args), caps, options);
         runtime::render_variant(c.ir, o.target, runtime::InspectMode::Source, true);

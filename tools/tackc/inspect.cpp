@@ -126,7 +126,7 @@ int cmd_inspect(const Args& args) {
     auto env = std::make_shared<sema::ModuleEnvironment>(module);
     std::vector<diag::Diagnostic> diags = std::move(parsed.errors);
     const frontend::FunctionDef* fn = module->find(o.kernel);
-    if (fn) {
+    if (fn && !diags.empty()) {  // with the parse errors; otherwise compile() validates
         for (auto& d : driver::validate({*fn, file, *env}))
             diags.push_back(std::move(d));
     }
@@ -146,7 +146,7 @@ int cmd_inspect(const Args& args) {
             .debug = o.debug,
             .stop_after =
                 mode == runtime::InspectMode::Ir ? driver::Stage::Template : driver::Stage::Variant,
-            .shapes = [&](const ir::Kernel& lowered) { return shape_values(lowered, o.shapes); }};
+            .shapes = [&](const driver::Template& t) { return shape_values(t.kernel, o.shapes); }};
         driver::Compiled c =
             driver::compile({*fn, file, *env}, sema::parse_arg_types(o.args),
                             driver::capabilities_of(driver::find_target(o.target)), options);

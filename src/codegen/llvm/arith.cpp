@@ -213,11 +213,17 @@ constexpr MathSpelling kMath[] = {
     {ir::MathFn::Copysign, Intrinsic::copysign, nullptr},
 };
 
+constexpr std::size_t kNumMathFns = 0
+#define TACK_X(e, n, a) +1
+    TACK_IR_MATH(TACK_X)
+#undef TACK_X
+    ;
+
 constexpr bool math_rows_in_order() {
     for (std::size_t i = 0; i < std::size(kMath); ++i) {
         if (kMath[i].fn != static_cast<ir::MathFn>(i)) return false;
     }
-    return std::size(kMath) == static_cast<std::size_t>(ir::MathFn::Copysign) + 1;
+    return std::size(kMath) == kNumMathFns;
 }
 static_assert(math_rows_in_order(), "kMath has one row per ir::MathFn, in TACK_IR_MATH's order");
 

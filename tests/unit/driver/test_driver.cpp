@@ -22,6 +22,14 @@ def sums(x, out):
     for i in range(x.shape[0]):
         tack.barrier()
         tack.atomic_add(out, 0, x[i])
+
+@tack.kernel
+def huge(x):
+    for i in range(x.shape[0]):
+        tack.barrier()
+        tmp = tack.local_array(tack.f32, 300000000)
+        tmp[0] = x[i]
+        x[i] = tmp[0]
 )";
 
 testing::Compile saxpy() {
@@ -83,6 +91,14 @@ TEST(Driver, ATargetsRowRefusesAsDispatchDoes) {
     EXPECT_EQ(message_of<NotImplementedError>(
                   {.source = kSource, .kernel = "sums", .args = "f32[:],f32[:]", .target = "cuda"}),
               "<no exception>");
+}
+
+// The refusals come in dispatch's order on every entry point: the located ones (atomic dtypes,
+// local arrays past the target's bytes) when the template is made, the workgroup refusal after.
+TEST(Driver, RefusalsComeInDispatchsOrder) {
+    std::string cpu =
+        message_of<diag::CompileError>({.source = kSource, .kernel = "huge", .args = "f32[:]"});
+    EXPECT_NE(cpu.find("local_array 'tmp' needs 1.1 GiB"), std::string::npos) << cpu;
 }
 
 TEST(Driver, TheKernelsDiagnosticsComeFirst) {
