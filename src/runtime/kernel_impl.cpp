@@ -34,13 +34,14 @@ using Dispatcher = void (*)(const SignatureEntry& sig, Backend& backend, const V
 
 struct SignatureEntry {
     std::vector<sema::ArgType> sig;
-    bool debug = false;     // a debug template (DECISIONS "Debug mode"): keyed apart
     driver::Template tmpl;  // the driver's template, its facts and launch plan
     std::vector<std::unique_ptr<VariantSlot>> variants;
     // A plain template dispatches directly; a debug one through its record (debug_mode.cpp), so
     // the launch path holds no test of the mode after the lookup that keys it.
     Dispatcher dispatch = nullptr;
     std::unique_ptr<const DebugInfo> debug_info;
+    /// A debug template (DECISIONS "Debug mode"), keyed apart from the plain one.
+    bool debug() const { return debug_info != nullptr; }
 };
 
 struct BackendCache {
@@ -109,7 +110,7 @@ BackendCache* find_cache(const std::vector<std::unique_ptr<BackendCache>>& cache
 
 SignatureEntry* find_signature(BackendCache& cache, std::span<const detail::Arg> args, bool debug) {
     for (auto& s : cache.signatures) {
-        if (s->debug == debug && matches(s->sig, args)) return s.get();
+        if (s->debug() == debug && matches(s->sig, args)) return s.get();
     }
     return nullptr;
 }
@@ -267,12 +268,12 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         int64_t total = sig->tmpl.launch.count({&sig->tmpl.kernel, args});
         const ir::ExprPtr& result = sig->tmpl.kernel.result;
         // A debug launch of no iterations still checks its loop bounds (debug_mode.cpp).
-        if (total == 0 && !result && !sig->debug) return std::nullopt;
+        if (total == 0 && !result && !sig->debug()) return std::nullopt;
         if (!found) release();
         const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
         // Held only across a launch whose length the cost model can know from earlier calls
         // (debug templates, which read their checks back after the launch, always release).
-        if (sig->debug || !sig->tmpl.facts.fixed_cost ||
+        if (sig->debug() || !sig->tmpl.facts.fixed_cost ||
             !(backend.inline_run_ns(v, total) < (gate ? gate->hold_below_ns() : 0.0)))
             release();
 
@@ -319,7 +320,7 @@ void KernelImpl::record(GraphCapture& capture, const SignatureEntry& sig, Backen
     require_capture_device(capture, backend);
     if (sig.tmpl.kernel.result)
         refuse_in_capture("calling kernel '" + name() + "', which returns a value to the host,");
-    if (sig.debug)
+    if (sig.debug())
         refuse_in_capture("calling kernel '" + name() +
                           "' in debug mode, whose checks are read back after every launch,");
     std::shared_ptr<const Variant> shared;
@@ -399,7 +400,7 @@ SignatureEntry& KernelImpl::signature(BackendCache& cache, Backend& backend,
     std::unique_ptr<SignatureEntry> fresh = lower(backend, signature_of(args), debug);
     std::unique_lock lock(mutex_);
     for (auto& s : cache.signatures) {
-        if (s->sig == fresh->sig && s->debug == debug) return *s;
+        if (s->sig == fresh->sig && s->debug() == debug) return *s;
     }
     cache.signatures.push_back(std::move(fresh));
     return *cache.signatures.back();
@@ -409,7 +410,6 @@ std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<
                                                   bool debug) {
     auto entry = std::make_unique<SignatureEntry>();
     entry->sig = sig;
-    entry->debug = debug;
     StepTimes times("kernel '" + name() + "': argument signature");
     entry->tmpl = times.step("lower", [&] {
         return driver::compile_template(source(), std::move(sig), capabilities_of(backend), debug);
@@ -482,7 +482,7 @@ std::shared_ptr<const Variant> KernelImpl::build(const SignatureEntry& sig, Back
     if (!target || !disk.enabled()) return compile();
 
     std::string key = times.step("key", [&] {
-        return driver::variant_cache_key(k, noalias, sig.debug, *target, backend.name());
+        return driver::variant_cache_key(k, noalias, sig.debug(), *target, backend.name());
     });
     if (auto bytes = times.step("disk-load", [&] { return disk.load(key); })) {
         auto v = times.step("load", [&] { return backend.load_variant(*bytes, k, options); });
