@@ -4,8 +4,10 @@ tables cannot drift from the code.
   <!-- generated: backends -->     `tackc devices`: each backend's declared capabilities
   <!-- generated: environment -->  every TACK_* variable the code reads, documented from
                                    src/support/env.hpp, with the files that read it
-  <!-- generated: builtins -->     the builtins table of src/builtins/builtins.cpp (math: ir.hpp)
-  <!-- generated: methods -->      the method registry of src/builtins/builtins.cpp
+  <!-- generated: builtins -->     the builtin table of src/builtins/builtins.cpp (math: ir.hpp),
+                                   each row's signature and doc, read from the extension
+                                   (python/tack/_tack, built with tackc)
+  <!-- generated: methods -->      the method registry of src/builtins/builtins.cpp, likewise
   <!-- generated: rejections -->   every rejection golden of tests/golden/reject: the line and
                                    the exact error
 
@@ -15,6 +17,7 @@ TACKC names the tackc binary (default build/tools/tackc/tackc). A failure here f
 import os
 import re
 import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -98,42 +101,48 @@ def environment_table():
     return "\n".join(rows)
 
 
+def core():
+    """The extension the build put into python/tack: the builtin table is read from it, so the
+    tables show what the compiler was built with (math rows included, from src/ir/ir.hpp)."""
+    folder = os.path.join(ROOT, "python")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        from tack import _tack
+    except ImportError as e:
+        raise RuntimeError(f"docs: python/tack/_tack cannot be imported (build first): {e}") from e
+    return _tack
+
+
+def cell(text):
+    return text.replace("|", "\\|")
+
+
 def builtins_table():
-    text = open(os.path.join(ROOT, "src", "builtins", "builtins.cpp"), encoding="utf-8").read()
-    groups = {}
-    for kind, name in re.findall(r"\b(math|helper|cast|atomic|block_reduce)\(\"([\w.]+)\"", text):
-        groups.setdefault(kind, []).append(name)
-    # The math rows come from the IR's list (TACK_IR_MATH in src/ir/ir.hpp): X(Enum, name, arity).
-    ir_text = open(os.path.join(ROOT, "src", "ir", "ir.hpp"), encoding="utf-8").read()
-    math_list = ir_text[ir_text.index("#define TACK_IR_MATH(X)"):]
-    math_list = math_list[: math_list.index("// clang-format on")]
-    groups["math"] = re.findall(r"X\(\w+, (\w+), \d\)", math_list)
-    for name, cat in re.findall(r"(?:pure\(|Builtin\{)\"([\w.]+)\", C::(\w+)", text):
-        groups.setdefault(cat, []).append(name)
-    titles = {"math": "math functions", "helper": "shading helpers (tack.math)", "cast": "casts",
-              "atomic": "atomics", "block_reduce": "workgroup reductions",
-              "MinMax": "min and max (two or more arguments)", "Alloc": "local and shared arrays",
-              "Workgroup": "workgroup lanes", "Range": "loops", "Construct": "vectors and matrices",
-              "Truth": "mask reductions", "Select": "per-component choice", "Len": "length",
-              "Print": "printing", "Constant": "constants (module level)"}
-    rows = ["| kind | builtins |", "|---|---|"]
-    for kind in sorted(groups, key=lambda k: titles.get(k, k.lower())):
-        names = ", ".join(f"`{n}`" for n in sorted(groups[kind]))
-        rows.append(f"| {titles.get(kind, kind.lower())} | {names} |")
-    return "\n".join(rows)
+    """One row per kind and doc: the signatures that share a sentence share the row."""
+    t = core()
+    rows = ["| kind | signature | meaning |", "|---|---|---|"]
+    for category, title in t._builtin_categories():
+        by_doc = {}
+        for _name, cat, signature, doc, _module in t._builtins():
+            if cat == category:
+                by_doc.setdefault(doc, []).append(signature)
+        for i, (doc, signatures) in enumerate(by_doc.items()):
+            code = "<br>".join(f"`{cell(s)}`" for s in signatures)
+            rows.append(f"| {title if i == 0 else ''} | {code} | {cell(doc)} |")
+    if len(rows) == 2:
+        raise RuntimeError("docs: _tack._builtins() listed no builtin")
+    types = "\n".join(f"- `{name}`: {meaning}" for name, meaning in t._builtin_types())
+    return "\n".join(rows) + f"\n\nThe types of the signatures:\n\n{types}"
 
 
 def methods_table():
-    text = open(os.path.join(ROOT, "src", "builtins", "builtins.cpp"), encoding="utf-8").read()
-    found = re.findall(r'Method\{"(\w+)", Receiver::(\w+), (\d+), (\d+)\}', text)
-    if not found:
-        raise RuntimeError("docs: no Method rows in src/builtins/builtins.cpp")
-    names = {"Vector": "vectors", "Matrix": "matrices", "VectorOrMatrix": "vectors and matrices",
-             "Texture": "textures"}
-    rows = ["| method | on | arguments |", "|---|---|---|"]
-    for name, receiver, lo, hi in found:
-        count = lo if lo == hi else f"{lo} or {hi}"
-        rows.append(f"| `{name}` | {names.get(receiver, receiver)} | {count} |")
+    t = core()
+    rows = ["| method | on | meaning |", "|---|---|---|"]
+    for _name, receiver, signature, doc in t._builtin_methods():
+        rows.append(f"| `{cell(signature)}` | {receiver} | {cell(doc)} |")
+    if len(rows) == 2:
+        raise RuntimeError("docs: _tack._builtin_methods() listed no method")
     return "\n".join(rows)
 
 

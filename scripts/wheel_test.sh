@@ -4,6 +4,7 @@
 #   - the extension and its CPU code generator (_tack_llvm.so, which carries LLVM and is opened
 #     when a CPU backend starts) need no libLLVM and no vendor runtime (OpenCL, Level Zero,
 #     CUDA, HIP are dlopen'd by their backends) and export no LLVM symbols;
+#   - it carries the stubs of the device-only intrinsics and the py.typed marker;
 #   - with LD_LIBRARY_PATH empty and outside the source tree it imports and runs a kernel;
 #   - `import tack` stays within 15 ms of CPU time (median of 7 fresh processes; the wall clock
 #     is printed too, but on a loaded machine it mostly measures waiting for a core).
@@ -39,6 +40,11 @@ for ext in "$tmp"/venv/lib/python3*/site-packages/tack/_tack*.so; do
 done
 ls "$tmp"/venv/lib/python3*/site-packages/tack/_tack_llvm.so >/dev/null ||
   { echo "wheel_test: the wheel has no _tack_llvm.so (TACK_LLVM_LAZY)"; exit 1; }
+# The stubs of the device-only intrinsics and the marker that type checkers read them by.
+for f in py.typed _intrinsics.pyi math.pyi; do
+  ls "$tmp"/venv/lib/python3*/site-packages/tack/$f >/dev/null ||
+    { echo "wheel_test: the wheel has no tack/$f"; exit 1; }
+done
 
 cd "$tmp"
 # A file, not stdin: kernels need their source.

@@ -9,11 +9,48 @@ namespace tack::python {
 
 namespace {
 
-nb::list builtin_names() {
-    nb::list names;
-    for (const auto& b : builtins::all())
-        names.append(std::string(b.name));
-    return names;
+nb::str py_str(std::string_view s) {
+    return nb::str(s.data(), s.size());
+}
+
+// The builtin table for the Python package: its device-only objects (_intrinsics.py, math.py),
+// its name resolution (_names.py), the stubs (scripts/gen_stubs.py) and the docs tables
+// (scripts/docs_hooks.py). Rows (name, category, signature, doc, module), sorted by name;
+// module is "tack" or "tack.math" where the package binds a device-only object, else "".
+nb::list builtin_rows() {
+    nb::list rows;
+    for (const auto& b : builtins::all()) {
+        rows.append(nb::make_tuple(py_str(b.name), py_str(builtins::to_string(b.category)),
+                                   py_str(b.signature.text), py_str(b.doc),
+                                   py_str(builtins::to_string(b.python))));
+    }
+    return rows;
+}
+
+// Rows (name, receiver, signature without the receiver, doc), sorted by name.
+nb::list method_rows() {
+    nb::list rows;
+    for (const auto& m : builtins::methods()) {
+        rows.append(nb::make_tuple(py_str(m.name), py_str(builtins::title(m.receiver)),
+                                   py_str(m.signature.text), py_str(m.doc)));
+    }
+    return rows;
+}
+
+// (name, title) of each category, and (name, meaning) of each type signatures name: the
+// docs tables' headings and legend.
+nb::list category_rows() {
+    nb::list rows;
+    for (builtins::Category c : builtins::categories())
+        rows.append(nb::make_tuple(py_str(builtins::to_string(c)), py_str(builtins::title(c))));
+    return rows;
+}
+
+nb::list type_rows() {
+    nb::list rows;
+    for (const auto& t : builtins::types())
+        rows.append(nb::make_tuple(py_str(t.name), py_str(t.meaning)));
+    return rows;
 }
 
 }  // namespace
@@ -36,7 +73,10 @@ NB_MODULE(_tack, m) {
     init_templates(m);
     init_aio(m);
     init_algorithms(m);
-    m.def("_builtin_names", &builtin_names);
+    m.def("_builtins", &builtin_rows);
+    m.def("_builtin_methods", &method_rows);
+    m.def("_builtin_categories", &category_rows);
+    m.def("_builtin_types", &type_rows);
     // tack.Vector.field and tack.Matrix.field check their shapes against the core's limits.
     m.attr("_MAX_VECTOR_COMPONENTS") = tack::sema::kMaxVectorComponents;
     m.attr("_MAX_MATRIX_EXTENT") = tack::sema::kMaxMatrixExtent;

@@ -1,6 +1,16 @@
 """Device-only intrinsics. Inside kernels the core compiles them; these Python objects exist so
 that names like `tack.atomic_add` resolve (a name bound to the same object as tack.X is that
-intrinsic) and raise RuntimeError when called from Python."""
+intrinsic) and raise RuntimeError when called from Python.
+
+Which names get one is the builtin table's word (src/builtins/builtins.cpp, read through
+_tack._builtins()): a row whose module is "tack" is bound here, one whose module is "tack.math"
+in tack.math. The signatures are in the stubs (_intrinsics.pyi, math.pyi), generated from the
+same table by scripts/gen_stubs.py."""
+
+from . import _tack
+
+# (name, category, signature, doc, module) of every builtin, sorted by name.
+ROWS = _tack._builtins()
 
 
 def _device_only(name):
@@ -15,17 +25,18 @@ def _device_only(name):
     return intrinsic
 
 
-ndrange = _device_only("ndrange")
-atomic_add = _device_only("atomic_add")
-atomic_min = _device_only("atomic_min")
-atomic_max = _device_only("atomic_max")
-local_array = _device_only("local_array")
-local_array_like = _device_only("local_array_like")
-shared = _device_only("shared")
-shared_like = _device_only("shared_like")
-barrier = _device_only("barrier")
-thread_id = _device_only("thread_id")
-block_sum = _device_only("block_sum")
-block_min = _device_only("block_min")
-block_max = _device_only("block_max")
-select = _device_only("select")
+def bind(module):
+    """{name: device-only object} for the rows bound under `module` ("tack" or "tack.math")."""
+    prefix = module[len("tack"):].lstrip(".")
+    objects = {}
+    for name, _category, signature, doc, where in ROWS:
+        if where != module:
+            continue
+        intrinsic = _device_only(f"{prefix}.{name}" if prefix else name)
+        intrinsic.__name__ = intrinsic.__qualname__ = name
+        intrinsic.__doc__ = f"{signature}\n\n{doc}\n\n{intrinsic.__doc__}"
+        objects[name] = intrinsic
+    return objects
+
+
+globals().update(bind("tack"))

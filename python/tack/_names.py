@@ -22,6 +22,7 @@ import math as _math
 import types
 
 from . import _tack
+from ._intrinsics import ROWS as _BUILTINS
 
 _UNBOUND = ("unbound",)
 _MATH_CONSTANTS = {id(_math.pi): _math.pi, id(_math.e): _math.e, id(_math.tau): _math.tau}
@@ -36,7 +37,7 @@ def _intrinsic_as_spelled(obj, name):
     a new process's first call with a warm disk cache."""
     global _intrinsic_names
     if _intrinsic_names is None:
-        _intrinsic_names = frozenset(n for n in _tack._builtin_names() if "." not in n)
+        _intrinsic_names = frozenset(row[0] for row in _BUILTINS if "." not in row[0])
     if name not in _intrinsic_names:
         return None
     import tack
@@ -55,7 +56,7 @@ def _intrinsic_table():
         import tack.math
 
         table = {}
-        for name in _tack._builtin_names():
+        for name, *_ in _BUILTINS:
             head, _, member = name.partition(".")  # "Matrix.identity": a class's static method
             for module in (builtins, _math, tack, tack.math):
                 obj = vars(module).get(head)

@@ -1,5 +1,6 @@
 // The intrinsic table: every intrinsic of the contract is present with the flags validation
-// and lowering rely on (CONTRACT A5, A12, A35-A42, DECISIONS G6).
+// and lowering rely on (CONTRACT A5, A12, A35-A42, DECISIONS G6), and its argument counts are
+// the ones its signature gives.
 
 #include <gtest/gtest.h>
 
@@ -133,8 +134,9 @@ TEST(Builtins, TableHasUniqueCanonicalNames) {
         EXPECT_TRUE(names.insert(std::string(b.name)).second) << b.name;
         EXPECT_EQ(find(b.name), &b);
         // Bare names, except the static methods of the vector classes ("Matrix.identity").
-        if (b.category != Category::Construct)
+        if (b.category != Category::Construct) {
             EXPECT_EQ(b.name.find('.'), std::string_view::npos) << b.name;
+        }
     }
     EXPECT_EQ(names.size(), 71u);  // 24 math, 2 min/max, 10 helpers, 12 casts, 3 atomics,
     // 4 allocations, 5 workgroup, range, ndrange, print, len, select, constant, Vector, Matrix,
@@ -161,6 +163,115 @@ TEST(Builtins, MethodsAreOneListWithReceiversAndArity) {
     EXPECT_EQ(methods().size(), 14u);
     for (const Method& m : methods())
         EXPECT_EQ(find_method(m.name), &m) << m.name;
+}
+
+}  // namespace
+}  // namespace tack::builtins
+
+namespace tack::builtins {
+namespace {
+
+// The counts are derived from each row's signature text; these are the known cases.
+TEST(BuiltinSignatures, DeriveTheArgumentCounts) {
+    struct {
+        const char* name;
+        int min_args;
+        int max_args;
+    } cases[] = {{"sqrt", 1, 1},    {"atan2", 2, 2},    {"clamp", 3, 3},     {"min", 2, -1},
+                 {"max", 2, -1},    {"range", 1, 3},    {"ndrange", 1, -1},  {"print", 0, -1},
+                 {"barrier", 0, 0}, {"constant", 1, 2}, {"atomic_add", 3, 3}};
+    for (const auto& c : cases) {
+        const Builtin& b = get(c.name);
+        EXPECT_EQ(b.min_args, c.min_args) << c.name;
+        EXPECT_EQ(b.max_args, c.max_args) << c.name;
+        EXPECT_EQ(b.signature.min_args(), c.min_args) << c.name;
+        EXPECT_EQ(b.signature.max_args(), c.max_args) << c.name;
+    }
+    EXPECT_EQ(get("clamp").signature.text, "clamp(x: Value, lo: Value, hi: Value) -> Value");
+    EXPECT_EQ(get("sqrt").signature.text, "sqrt(x: Value) -> Value");  // from TACK_IR_MATH
+    EXPECT_EQ(get("pow").signature.text, "pow(a: Value, b: Value) -> Value");
+
+    struct {
+        const char* name;
+        int min_args;
+        int max_args;
+    } methods_cases[] = {
+        {"norm", 0, 1}, {"normalized", 0, 1}, {"sample", 3, 3}, {"dot", 1, 1}, {"transpose", 0, 0}};
+    for (const auto& c : methods_cases) {
+        const Method* m = find_method(c.name);
+        ASSERT_NE(m, nullptr) << c.name;
+        EXPECT_EQ(m->min_args, c.min_args) << c.name;
+        EXPECT_EQ(m->max_args, c.max_args) << c.name;
+    }
+}
+
+TEST(BuiltinSignatures, EveryRowIsItsSignature) {
+    for (const Builtin& b : all()) {
+        EXPECT_EQ(b.name, b.signature.name);
+        EXPECT_EQ(b.min_args, b.signature.min_args()) << b.name;
+        EXPECT_EQ(b.max_args, b.signature.max_args()) << b.name;
+        EXPECT_TRUE(b.signature.text.starts_with(std::string(b.name) + "(")) << b.name;
+        EXPECT_FALSE(b.doc.empty()) << b.name;
+    }
+    for (const Method& m : methods()) {
+        EXPECT_EQ(m.name, m.signature.name);
+        EXPECT_EQ(m.min_args, m.signature.min_args()) << m.name;
+        EXPECT_EQ(m.max_args, m.signature.max_args()) << m.name;
+    }
+}
+
+TEST(BuiltinSignatures, ParsesParametersAndResult) {
+    constexpr Signature s =
+        parse_signature("range(start: Int, stop: Int = ..., step: Int = 1) -> Range");
+    static_assert(s.min_args() == 1 && s.max_args() == 3);
+    ASSERT_EQ(s.param_count, 3);
+    EXPECT_EQ(s.name, "range");
+    EXPECT_EQ(s.params[0].name, "start");
+    EXPECT_EQ(s.params[0].type, Type::Int);
+    EXPECT_FALSE(s.params[0].optional);
+    EXPECT_TRUE(s.params[2].optional);
+    EXPECT_EQ(s.result, Type::Range);
+
+    constexpr Signature v = parse_signature("print(*values: Any) -> None");
+    static_assert(v.min_args() == 0 && v.max_args() == -1);
+    EXPECT_TRUE(v.params[0].variadic);
+    EXPECT_EQ(to_string(v.result), "None");
+
+    constexpr Signature none = parse_signature("thread_id() -> Int");
+    static_assert(none.param_count == 0 && none.max_args() == 0);
+}
+
+TEST(BuiltinSignatures, MalformedTextIsRefused) {
+    for (const char* text : {
+             "clamp(x: Value, lo: Value",                         // no closing parenthesis
+             "clamp(x: Value)",                                   // no result
+             "clamp(x: Value) -> Number",                         // unknown type
+             "clamp(x) -> Value",                                 // no type
+             "clamp(x: Value = ..., y: Value) -> Value",          // required after optional
+             "max(*rest: Value, b: Value) -> Value",              // a parameter after the `*` one
+             "f(a: Int, b: Int, c: Int, d: Int, e: Int) -> Int",  // more than kMaxParams
+             "f(a: Int,) -> Int",                                 // trailing comma
+             "f(*a: Int = 1) -> Int",                             // a `*` parameter with a default
+             "2f(a: Int) -> Int",                                 // not an identifier
+         }) {
+        EXPECT_THROW(parse_signature(text), std::invalid_argument) << text;
+    }
+}
+
+TEST(BuiltinSignatures, PythonNamesAndCategoriesAreNamed) {
+    EXPECT_EQ(get("atomic_add").python, PyName::Tack);
+    EXPECT_EQ(get("clamp").python, PyName::TackMath);
+    EXPECT_EQ(get("sqrt").python, PyName::Own);
+    EXPECT_EQ(get("range").python, PyName::Own);
+    EXPECT_EQ(get("ndrange").python, PyName::Tack);
+    for (const Builtin& b : all()) {
+        EXPECT_EQ(b.category == Category::Helper, b.python == PyName::TackMath) << b.name;
+    }
+    EXPECT_EQ(to_string(PyName::TackMath), "tack.math");
+    EXPECT_EQ(to_string(Category::MinMax), "MinMax");
+    EXPECT_EQ(title(Category::Math), "math functions");
+    EXPECT_EQ(categories().size(), 14u);
+    EXPECT_EQ(title(Receiver::VectorOrMatrix), "vectors and matrices");
 }
 
 }  // namespace
