@@ -653,8 +653,7 @@ tack::ir::Kernel lowered_saxpy(const std::string& text) {
     auto module = std::make_shared<frontend::Module>(std::move(parsed.module));
     auto env = std::make_shared<sema::ModuleEnvironment>(module);
     const frontend::FunctionDef* fn = module->find("saxpy");
-    std::vector<sema::ArgType> sig = {
-        {true, DType::f32, 1}, {true, DType::f32, 1}, {false, DType::f32, 0}};
+    std::vector<sema::Type> sig = sema::parse_arg_types("f32[:],f32[:],f32");
     return driver::compile({*fn, file, *env}, sig,
                            driver::capabilities_of(driver::find_target("cpu")), {})
         .ir;

@@ -59,10 +59,7 @@ int main() {
     std::string text = "import tack\n\n\n";
     for (int i = 0; i < kKernels; ++i)
         text += kernel_text(i);
-    const std::vector<sema::ArgType> args = {{true, DType::f32, 2},
-                                             {true, DType::f32, 2},
-                                             {false, DType::f32, 0},
-                                             {false, DType::i32, 0}};
+    const std::vector<sema::Type> args = sema::parse_arg_types("f32[:,:],f32[:,:],f32,i32");
 
     const driver::Capabilities cpu = driver::capabilities_of(driver::find_target("cpu"));
     std::vector<double> runs;

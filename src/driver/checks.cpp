@@ -46,10 +46,10 @@ std::string dtype_text(DType t) {
     return std::string("tack.") + tack::name(t);
 }
 
-void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::ArgType>& sig,
+void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::Type>& sig,
                   const Capabilities& caps) {
     for (size_t i = 0; i < sig.size(); ++i) {
-        if (!sig[i].is_array || caps.dtypes.contains(sig[i].dtype)) continue;
+        if (!sig[i].is_buffer() || caps.dtypes.contains(sig[i].dtype)) continue;
         throw TypeError(who(fn) + ": parameter '" + fn.params[i].name + "' has dtype " +
                         dtype_text(sig[i].dtype) + ", which is not supported on " +
                         std::string(caps.display_name) +

@@ -20,7 +20,7 @@ namespace tack::driver {
 std::string dtype_text(DType t);
 
 /// CONTRACT D8: TypeError for an array argument whose dtype the target does not support.
-void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::ArgType>& sig,
+void check_dtypes(const frontend::FunctionDef& fn, const std::vector<sema::Type>& sig,
                   const Capabilities& caps);
 
 /// CONTRACT D11: the NotImplementedError message for workgroup constructs on a target without

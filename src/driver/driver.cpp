@@ -33,7 +33,7 @@ std::vector<diag::Diagnostic> validate(const KernelSource& src) {
     return sema::validate_with_callees(src.fn, src.file, src.env);
 }
 
-Template compile_template(const KernelSource& src, std::vector<sema::ArgType> sig,
+Template compile_template(const KernelSource& src, std::vector<sema::Type> sig,
                           const Capabilities& caps, bool debug) {
     passes::PipelineOptions opts = pipeline_options();
     check_dtypes(src.fn, sig, caps);  // CONTRACT D8: never narrow silently
@@ -88,7 +88,7 @@ std::string variant_cache_key(const ir::Kernel& variant, bool noalias, bool debu
                      .options = std::string(backend)});
 }
 
-Compiled compile(const KernelSource& src, std::vector<sema::ArgType> sig, const Capabilities& caps,
+Compiled compile(const KernelSource& src, std::vector<sema::Type> sig, const Capabilities& caps,
                  const CompileOptions& options) {
     if (std::vector<diag::Diagnostic> diags = validate(src); !diags.empty())
         throw diag::CompileError(std::move(diags));

@@ -62,7 +62,7 @@ std::vector<diag::Diagnostic> validate(const KernelSource& src);
 /// its refusal in workgroup_error (dispatch raises it per call). A debug template carries the
 /// checks of DECISIONS "Debug mode"; a plain one never passes there, so its code is what it
 /// would be without debug mode. Requires: validate() returned no diagnostic.
-Template compile_template(const KernelSource& src, std::vector<sema::ArgType> sig,
+Template compile_template(const KernelSource& src, std::vector<sema::Type> sig,
                           const Capabilities& caps, bool debug);
 
 /// The template optimized with its extents left symbolic (inspect mode "ir").
@@ -101,7 +101,7 @@ struct Compiled {
 /// The whole pipeline for one kernel and signature on a target: validate, compile_template
 /// (raising its workgroup refusal, tack::NotImplementedError), then optimize_template or
 /// specialize. Throws diag::CompileError for the kernel's diagnostics.
-Compiled compile(const KernelSource& src, std::vector<sema::ArgType> sig, const Capabilities& caps,
+Compiled compile(const KernelSource& src, std::vector<sema::Type> sig, const Capabilities& caps,
                  const CompileOptions& options);
 
 /// Turns IR dumps on for this process in addition to TACK_PRINT_AFTER_ALL (tackc).

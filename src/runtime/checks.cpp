@@ -14,25 +14,26 @@ std::string who(const frontend::FunctionDef& fn) {
 
 }  // namespace
 
-sema::ArgType array_type(const Array& a) {
-    sema::ArgType t{true, a.dtype(), a.rank() - a.elem_rank()};
+sema::Type array_type(const Array& a) {
+    if (a.is_texture()) return sema::Type::texture();
+    int rank = a.rank() - a.elem_rank();
     const Shape& s = a.shape();
-    if (a.elem_rank() >= 1) t.elem_rows = static_cast<int>(s[t.rank]);
-    if (a.elem_rank() == 2) t.elem_cols = static_cast<int>(s[t.rank + 1]);
-    t.is_texture = a.is_texture();
-    return t;
+    sema::Shape element;
+    if (a.elem_rank() >= 1) element.rows = static_cast<int>(s[rank]);
+    if (a.elem_rank() == 2) element.cols = static_cast<int>(s[rank + 1]);
+    return sema::Type::array(a.dtype(), rank, element);
 }
 
-std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args) {
-    std::vector<sema::ArgType> sig;
+std::vector<sema::Type> signature_of(std::span<const detail::Arg> args) {
+    std::vector<sema::Type> sig;
     sig.reserve(args.size());
     for (const auto& a : args) {
         if (a.array) {
             sig.push_back(array_type(*a.array));
+        } else if (a.template_id >= 0) {
+            sig.push_back(sema::Type::of_template(a.template_id));
         } else {
-            sema::ArgType t{false, a.scalar.dtype, 0};
-            t.template_id = a.template_id;
-            sig.push_back(t);
+            sig.push_back(sema::Type::scalar(a.scalar.dtype));
         }
     }
     return sig;

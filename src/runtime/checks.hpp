@@ -15,8 +15,8 @@ namespace tack::runtime {
 
 /// The signature a call's arguments select (CONTRACT D3 param_sig).
 /// The kernel-side type of an array argument: logical rank and element shape (CONTRACT A28).
-sema::ArgType array_type(const Array& a);
-std::vector<sema::ArgType> signature_of(std::span<const detail::Arg> args);
+sema::Type array_type(const Array& a);
+std::vector<sema::Type> signature_of(std::span<const detail::Arg> args);
 
 /// CONTRACT D14, every call: ValueError when an atomic target is not naturally aligned.
 void check_atomic_alignment(const frontend::FunctionDef& fn, const driver::KernelFacts& facts,

@@ -33,7 +33,7 @@ using Dispatcher = void (*)(const SignatureEntry& sig, Backend& backend, const V
                             void* result);
 
 struct SignatureEntry {
-    std::vector<sema::ArgType> sig;
+    std::vector<sema::Type> sig;
     driver::Template tmpl;  // the driver's template, its facts and launch plan
     std::vector<std::unique_ptr<VariantSlot>> variants;
     // A plain template dispatches directly; a debug one through its record (debug_mode.cpp), so
@@ -65,19 +65,20 @@ void dispatch_debug(const SignatureEntry& sig, Backend& backend, const Variant& 
     dispatch_checked(*sig.debug_info, backend, v, launch, args, result);
 }
 
-bool matches(const std::vector<sema::ArgType>& sig, std::span<const detail::Arg> args) {
+bool matches(const std::vector<sema::Type>& sig, std::span<const detail::Arg> args) {
     for (size_t i = 0; i < sig.size(); ++i) {
         const detail::Arg& a = args[i];
+        const sema::Type& t = sig[i];
         if (a.array) {
-            if (!sig[i].is_array || sig[i].dtype != a.array->dtype() ||
-                sig[i].rank != a.array->rank() - a.array->elem_rank()) {
+            const Array& arr = *a.array;
+            if (!t.is_buffer() || t.dtype != arr.dtype() || t.rank != arr.rank() - arr.elem_rank())
                 return false;
-            }
-            if ((a.array->elem_rank() || a.array->is_texture() || sig[i].is_texture) &&
-                !(sig[i] == array_type(*a.array)))
+            // Plain arrays (the common case) match without building their Type.
+            bool plain = !arr.elem_rank() && !arr.is_texture();
+            if (plain ? t != sema::Type::array(t.dtype, t.rank) : t != array_type(arr))
                 return false;
-        } else if (sig[i].is_array || sig[i].dtype != a.scalar.dtype ||
-                   sig[i].template_id != a.template_id) {
+        } else if (a.template_id >= 0 ? t.template_id != a.template_id
+                                      : t != sema::Type::scalar(a.scalar.dtype)) {
             return false;
         }
     }
@@ -193,7 +194,7 @@ void forget_templates(const std::vector<int>& template_ids) {
     std::set<int> ids(template_ids.begin(), template_ids.end());
     auto passes_one = [&](const std::unique_ptr<SignatureEntry>& s) {
         return std::any_of(s->sig.begin(), s->sig.end(),
-                           [&](const sema::ArgType& a) { return ids.count(a.template_id) > 0; });
+                           [&](const sema::Type& a) { return ids.count(a.template_id) > 0; });
     };
     // Entries move out under the locks and are destroyed after them. No call can be using one:
     // a call holds its template instances, so their classes are alive.
@@ -406,7 +407,7 @@ SignatureEntry& KernelImpl::signature(BackendCache& cache, Backend& backend,
     return *cache.signatures.back();
 }
 
-std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<sema::ArgType> sig,
+std::unique_ptr<SignatureEntry> KernelImpl::lower(Backend& backend, std::vector<sema::Type> sig,
                                                   bool debug) {
     auto entry = std::make_unique<SignatureEntry>();
     entry->sig = sig;

@@ -83,7 +83,7 @@ class KernelImpl {
     SignatureEntry& signature(BackendCache& cache, Backend& backend,
                               std::span<const detail::Arg> args, bool debug);
     BackendCache& cache_for(Backend& backend);
-    std::unique_ptr<SignatureEntry> lower(Backend& backend, std::vector<sema::ArgType> sig,
+    std::unique_ptr<SignatureEntry> lower(Backend& backend, std::vector<sema::Type> sig,
                                           bool debug);
     void check_per_call(const SignatureEntry& sig, Backend& backend,
                         std::span<const detail::Arg> args) const;

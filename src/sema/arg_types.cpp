@@ -27,8 +27,8 @@ class SignatureParser {
   public:
     explicit SignatureParser(std::string_view text) : text_(text) {}
 
-    std::vector<ArgType> parse() {
-        std::vector<ArgType> out;
+    std::vector<Type> parse() {
+        std::vector<Type> out;
         skip_spaces();
         if (pos_ == text_.size()) return out;
         while (true) {
@@ -40,34 +40,28 @@ class SignatureParser {
     }
 
   private:
-    ArgType entry() {
+    Type entry() {
         skip_spaces();
         size_t start = pos_;
         while (pos_ < text_.size() &&
                (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
             ++pos_;
         std::string_view word = text_.substr(start, pos_ - start);
-        if (word == "tex3d") {
-            ArgType tex;
-            tex.is_array = tex.is_texture = true;
-            tex.rank = 3;
-            return tex;
-        }
+        if (word == "tex3d") return Type::texture();
         std::string_view name = word.substr(0, word.find('x'));
         if (name.empty())
             bad_signature(text_, "expected a dtype at offset " + std::to_string(start));
         auto dtype = dtype_from_name(name);
         if (!dtype) bad_signature(text_, "unknown dtype '" + std::string(name) + "'");
-        ArgType arg;
-        arg.dtype = *dtype;
-        if (name.size() < word.size()) element_shape(word.substr(name.size()), arg);
+        Shape element =
+            name.size() < word.size() ? element_shape(word.substr(name.size())) : Shape{};
         skip_spaces();
-        if (pos_ < text_.size() && text_[pos_] == '[') arg = array_dims(arg);
-        return arg;
+        if (pos_ < text_.size() && text_[pos_] == '[') return array_dims(*dtype, element);
+        return Type::value(*dtype, element);
     }
 
     // "x3" or "x2x2": the element shape of a vector or matrix field.
-    void element_shape(std::string_view s, ArgType& arg) {
+    Shape element_shape(std::string_view s) {
         int dims[2] = {0, 0};
         int k = 0;
         while (!s.empty()) {
@@ -86,15 +80,14 @@ class SignatureParser {
             (k == 2 && (dims[0] > kMaxMatrixExtent || dims[1] < 1 || dims[1] > kMaxMatrixExtent)))
             bad_signature(text_, "vectors have 1 to " + std::to_string(kMaxVectorComponents) +
                                      " components, matrices at most 4x4");
-        arg.elem_rows = dims[0];
-        arg.elem_cols = k == 2 ? dims[1] : 0;
+        return Shape{dims[0], k == 2 ? dims[1] : 0};
     }
 
-    ArgType array_dims(ArgType arg) {
+    Type array_dims(DType dtype, Shape element) {
         expect('[', "expected '['");
-        arg.is_array = true;
+        Type arg = Type::array(dtype, 0, element);
         skip_spaces();
-        if (arg.elem_rank() && pos_ < text_.size() && text_[pos_] == ']') {
+        if (!element.is_scalar() && pos_ < text_.size() && text_[pos_] == ']') {
             ++pos_;  // f32x3[]: a single vector (0-d field)
             return arg;
         }
@@ -129,7 +122,7 @@ class SignatureParser {
 
 }  // namespace
 
-std::vector<ArgType> parse_arg_types(std::string_view text) {
+std::vector<Type> parse_arg_types(std::string_view text) {
     return SignatureParser(text).parse();
 }
 

@@ -100,7 +100,7 @@ Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want
     }
     // A method of a vector or matrix value: `v.dot(w)`, `a[i].inverse()`, `(a - b).norm()`.
     if (const auto* attr = e.func->as<ast::Attribute>()) {
-        if (const Binding* a = array_binding(*attr->value); a && a->texture) {
+        if (const Binding* a = array_binding(*attr->value); a && a->is(Type::Kind::Texture)) {
             if (attr->attr != "sample") {
                 fail(ErrorKind::UnsupportedSyntax,
                      "a texture has one method, sample(u, v, w), not '" + attr->attr + "'",
@@ -132,7 +132,7 @@ std::optional<std::vector<Val>> Lowerer::inline_callee(const ast::Call& e, ir::B
                                    : m->kind == TemplateMember::Kind::Template ? "a template"
                                                                                : "a number";
                 fail(ErrorKind::ValueError,
-                     "template class '" + template_info(self->template_id).class_name +
+                     "template class '" + template_info(self->template_id()).class_name +
                          "': attribute '" + attr->attr + "' is " + what +
                          ", not a @tack.func; a kernel calls only @tack.func methods and "
                          "function attributes of a template",
@@ -210,7 +210,7 @@ Val Lowerer::lower_math(const ast::Call& e, const std::string& name, ir::Block& 
              e.range);
     }
     auto vals = lower_values(arg_ptrs(e), out, hint);
-    VShape shape = common_shape(vals, out, e.range, name + "()");  // per component (A29)
+    Shape shape = common_shape(vals, out, e.range, name + "()");  // per component (A29)
     Val res{shape, {}};
     for (int k = 0; k < shape.count(); ++k) {
         std::vector<ir::ExprPtr> args;
@@ -234,7 +234,7 @@ Val Lowerer::lower_math(const ast::Call& e, const std::string& name, ir::Block& 
 
 Val Lowerer::lower_minmax(const ast::Call& e, const std::string& name, ir::Block& out, Hint hint) {
     auto vals = lower_values(arg_ptrs(e), out, hint);
-    VShape shape = common_shape(vals, out, e.range, name + "()");
+    Shape shape = common_shape(vals, out, e.range, name + "()");
     auto op = name == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max;
     Val res{shape, {}};
     for (int k = 0; k < shape.count(); ++k) {
@@ -368,7 +368,7 @@ Val Lowerer::lower_helper(const ast::Call& e, const std::string& name, ir::Block
         n = materialize(n, out);
         return map(v, [&](ir::ExprPtr x) { return arith(ast::BinaryOp::Div, x, n, e.range); });
     }
-    VShape shape = common_shape(vals, out, e.range, name + "()");
+    Shape shape = common_shape(vals, out, e.range, name + "()");
     Val res{shape, {}};
     for (int k = 0; k < shape.count(); ++k) {
         std::vector<ir::ExprPtr> args;
@@ -418,7 +418,7 @@ Val Lowerer::lower_atomic(const ast::Call& e, const std::string& name, ir::Block
     static const std::map<std::string, ir::AtomicOp> kOps = {{"atomic_add", ir::AtomicOp::Add},
                                                              {"atomic_min", ir::AtomicOp::Min},
                                                              {"atomic_max", ir::AtomicOp::Max}};
-    int count = t.shape.count();
+    int count = t.shape().count();
     Val result{value.shape, {}};
     auto one = [&](ir::ExprPtr at, ir::ExprPtr v) {
         ir::VarPtr old = want_value ? temp(b->elem, e.range) : nullptr;
@@ -430,10 +430,10 @@ Val Lowerer::lower_atomic(const ast::Call& e, const std::string& name, ir::Block
         // index into the storage (A38).
         one(index, value.c[0]);
     } else {
-        if (value.shape != t.shape) {
+        if (value.shape != t.shape()) {
             fail(ErrorKind::UnsupportedSyntax,
                  name + "() combines a " + value.shape.text() + " value and a field of " +
-                     t.shape.text() + " elements",
+                     t.shape().text() + " elements",
                  e.range);
         }
         // One atomic per component; the index and the value are evaluated first (A38).
@@ -495,7 +495,7 @@ void Lowerer::lower_print(const ast::Call& e, ir::Block& out) {
 
 ir::ExprPtr Lowerer::lower_len(const ast::Call& e) {
     const Binding& a = array_of(*e.args[0], "len()");
-    int elem_rank = a.shape.is_scalar() ? 0 : a.shape.is_vector() ? 1 : 2;
+    int elem_rank = a.shape().rank();
     if (a.buffer->rank == elem_rank) {
         type_error("len() of a single vector or matrix field (it has no dimensions)", e.range);
     }
@@ -506,7 +506,7 @@ Val Lowerer::lower_select(const ast::Call& e, ir::Block& out, Hint hint) {
     auto v = lower_values(arg_ptrs(e), out, hint);
     Val mask = v[0];
     std::vector<Val> arms = {v[1], v[2]};
-    VShape shape;
+    Shape shape;
     if (mask.shape.is_scalar()) {
         // A scalar mask picks whole values (A31).
         shape = common_shape(arms, out, e.range, "tack.select()");

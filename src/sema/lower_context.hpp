@@ -36,51 +36,60 @@ using diag::SourceRange;
 /// lets it default to f32.
 using Hint = std::optional<DType>;
 
-/// The shape of a kernel value (CONTRACT A28): a scalar, an n-vector or an n x m matrix.
-/// Vectors and matrices exist only in sema: lowering scalarizes them into one IR expression
-/// per component, row-major.
-struct VShape {
-    int rows = 0;  // 0: a scalar
-    int cols = 0;  // 0: a vector (or a scalar)
-    bool is_scalar() const { return rows == 0; }
-    bool is_vector() const { return rows > 0 && cols == 0; }
-    bool is_matrix() const { return cols > 0; }
-    int count() const { return is_scalar() ? 1 : is_vector() ? rows : rows * cols; }
-    /// "scalar", "3-vector", "2x3 matrix" (the words of the shape errors).
-    std::string text() const;
-    bool operator==(const VShape&) const = default;
-};
-
 /// A lowered value: its shape and one pure IR expression per component (row-major). All
 /// components have one scalar type. An empty `c` means "no value" (a call used as a statement).
 struct Val {
-    VShape shape;
+    Shape shape;
     std::vector<ir::ExprPtr> c;
     DType type() const { return c.at(0)->type; }
     bool empty() const { return c.empty(); }
     static Val of(ir::ExprPtr e) { return Val{{}, {std::move(e)}}; }
 };
 
-/// What a name means at one point of a function body.
+/// What a name means at one point of a function body: a scalar or vector local (one Var per
+/// component), an array, a texture or a template instance, or nothing (`type` empty: a name not
+/// bound on this path). Make one with the factories.
 struct Binding {
-    enum class Kind { Scalar, Vector, Array, Template, Dead };
-    Kind kind = Kind::Dead;
+    std::optional<Type> type;
     ir::VarPtr var;                // Scalar
-    std::vector<ir::VarPtr> vars;  // Vector: one Var per component (vectors and matrices)
-    VShape shape;                  // Vector: the value's shape; Array: the element shape
-    ir::BufferPtr buffer;
-    std::string key;       // LocalTypes key; empty for pinned variables (params, loop vars, copies)
-    bool texture = false;  // Array: a 3-D texture, read only through sample() (A39)
-    int template_id = -1;  // Template: its interned view
+    std::vector<ir::VarPtr> vars;  // Vector, Matrix: one Var per component, row-major
+    ir::BufferPtr buffer;          // Array, Texture
+    std::string key;  // LocalTypes key; empty for pinned variables (params, loop vars, copies)
     // Array: a local or shared array allocated inside a loop or if body, read after that body
     // ended (its storage is the body's; see end_block_arrays).
     bool block_ended = false;
+
+    static Binding scalar(ir::VarPtr v, std::string key = {}) {
+        Type t = Type::scalar(v->type);
+        return Binding{t, std::move(v), {}, nullptr, std::move(key)};
+    }
+    static Binding components(std::vector<ir::VarPtr> vars, Shape s, std::string key = {}) {
+        Type t = Type::value(vars.at(0)->type, s);
+        return Binding{t, nullptr, std::move(vars), nullptr, std::move(key)};
+    }
+    static Binding array(ir::BufferPtr buf, Shape element = {}) {
+        Type t = Type::array(buf->elem, buf->rank - element.rank(), element);
+        return Binding{t, nullptr, {}, std::move(buf), {}};
+    }
+    static Binding texture(ir::BufferPtr buf) {
+        return Binding{Type::texture(), nullptr, {}, std::move(buf), {}};
+    }
+    static Binding of_template(int id) { return Binding{Type::of_template(id)}; }
+
+    bool bound() const { return type.has_value(); }
+    bool is(Type::Kind k) const { return type && type->kind == k; }
+    /// A vector or matrix local: `vars` holds its components.
+    bool has_components() const { return is(Type::Kind::Vector) || is(Type::Kind::Matrix); }
+    bool is_buffer() const { return type && type->is_buffer(); }
+    int template_id() const { return is(Type::Kind::Template) ? type->template_id : -1; }
+    /// A vector or matrix's own shape, an array's element shape; scalar otherwise.
+    Shape shape() const { return type ? type->shape : Shape{}; }
 };
 
 /// An assignable place (CONTRACT A32, A33): storage components of a local or of a field
 /// element, all or a few of them, or one chosen at run time.
 struct Place {
-    VShape shape;                  // the shape a value stored here must have (or a scalar)
+    Shape shape;                   // the shape a value stored here must have (or a scalar)
     std::vector<ir::VarPtr> vars;  // a local's storage: one Var per component
     ir::BufferPtr buffer;          // or a field's: components at base + k
     ir::ExprPtr base;              // i64, evaluated once (a literal or a Var)
@@ -125,9 +134,9 @@ class LocalTypes {
     void record(const std::string& key, Record r) { records_[key].push_back(std::move(r)); }
     void used(const std::string& key, DType t) { used_[key] = t; }
     /// The shape of a local (scalar unless a vector or matrix was assigned to it).
-    VShape shape(const std::string& key) const;
+    Shape shape(const std::string& key) const;
     /// Records a vector/matrix assignment; false when it contradicts the settled shape.
-    bool record_shape(const std::string& key, VShape s);
+    bool record_shape(const std::string& key, Shape s);
     /// Joins this round's records into the settled types; true when another round is needed.
     /// Throws TypeError at the assignment where a join is impossible (signed with u64).
     bool settle();
@@ -139,7 +148,7 @@ class LocalTypes {
     std::map<std::string, DType> settled_;
     std::map<std::string, std::vector<Record>> records_;
     std::map<std::string, DType> used_;
-    std::map<std::string, VShape> shapes_;  // settled across rounds, grown by record_shape
+    std::map<std::string, Shape> shapes_;  // settled across rounds, grown by record_shape
     bool new_shape_ = false;
 };
 
@@ -147,7 +156,7 @@ class LocalTypes {
 class Lowerer {
   public:
     Lowerer(const ast::FunctionDef& fn, const diag::SourceFilePtr& file, const Environment& env,
-            const std::vector<ArgType>& args, LocalTypes& types);
+            const std::vector<Type>& args, LocalTypes& types);
     ir::Kernel run();
 
     // ---- errors (lower_types.cpp) -------------------------------------------------------
@@ -175,7 +184,7 @@ class Lowerer {
     ir::ExprPtr spill(ir::ExprPtr e, ir::Block& out);        // fresh temp holding e
     ir::ExprPtr materialize(ir::ExprPtr e, ir::Block& out);  // spill unless Imm/VarRef
     ir::VarPtr local_var(const std::string& name, std::optional<DType> guess, SourceRange r);
-    std::vector<ir::VarPtr> vector_local(const std::string& name, VShape shape, DType guess,
+    std::vector<ir::VarPtr> vector_local(const std::string& name, Shape shape, DType guess,
                                          SourceRange r);
     void assign_name(const std::string& name, const ir::ExprPtr& value, bool weak, SourceRange r,
                      ir::Block& out);
@@ -233,9 +242,9 @@ class Lowerer {
             const std::function<ir::ExprPtr(ir::ExprPtr, ir::ExprPtr)>& f);
     Val map(const Val& a, const std::function<ir::ExprPtr(ir::ExprPtr)>& f) const;
     /// The common shape of `vals` (scalars broadcast), each broadcast to it.
-    VShape common_shape(std::vector<Val>& vals, ir::Block& out, SourceRange r,
-                        const std::string& verb);
-    Val broadcast(const Val& v, VShape to, ir::Block& out);
+    Shape common_shape(std::vector<Val>& vals, ir::Block& out, SourceRange r,
+                       const std::string& verb);
+    Val broadcast(const Val& v, Shape to, ir::Block& out);
     Val keep(Val v, ir::Block& out);  // every component an immediate or a Var
     Val convert(Val v, DType to) const;
     Val matmul(Val a, Val b, ir::Block& out, SourceRange r);
@@ -347,7 +356,7 @@ class Lowerer {
 
     // ---- state -------------------------------------------------------------------------------
     const ast::FunctionDef& fn_;
-    const std::vector<ArgType>& args_;
+    const std::vector<Type>& args_;
     LocalTypes& types_;
     std::string kernel_name_;
     Scope* scope_ = nullptr;  // the function body being lowered

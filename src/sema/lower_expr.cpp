@@ -59,12 +59,6 @@ bool has_loads(const Val& v) {
 
 }  // namespace
 
-std::string VShape::text() const {
-    if (is_scalar()) return "scalar";
-    if (is_vector()) return std::to_string(rows) + "-vector";
-    return std::to_string(rows) + "x" + std::to_string(cols) + " matrix";
-}
-
 // ---- dispatch -------------------------------------------------------------------------------
 
 ir::ExprPtr Lowerer::scalar_of(const Val& v, SourceRange r) const {
@@ -206,17 +200,17 @@ Val Lowerer::lower_name(const ast::Name& e, Hint hint) {
     auto it = scope_->names.find(e.id);
     if (it != scope_->names.end()) {
         const Binding& b = it->second;
-        if (b.kind == Binding::Kind::Scalar) return Val::of(ir::VarRef::make(b.var, e.range));
-        if (b.kind == Binding::Kind::Vector) {
-            Val v{b.shape, {}};
+        if (b.is(Type::Kind::Scalar)) return Val::of(ir::VarRef::make(b.var, e.range));
+        if (b.has_components()) {
+            Val v{b.shape(), {}};
             for (const auto& var : b.vars)
                 v.c.push_back(ir::VarRef::make(var, e.range));
             return v;
         }
-        if (b.kind == Binding::Kind::Array) {
+        if (b.is_buffer()) {
             type_error("array '" + e.id + "' used as a value (index it)", e.range);
         }
-        if (b.kind == Binding::Kind::Template) {
+        if (b.is(Type::Kind::Template)) {
             type_error("template '" + e.id +
                            "' used as a value (read its attributes or pass it to a @tack.func)",
                        e.range);
@@ -229,15 +223,14 @@ Val Lowerer::lower_name(const ast::Name& e, Hint hint) {
     if (scope_->assigned.count(e.id)) {
         // Read before the first assignment in lowering order (e.g. at the top of a loop body).
         std::string key = scope_->key_prefix + e.id;
-        VShape shape = types_.shape(key);
+        Shape shape = types_.shape(key);
         if (!shape.is_scalar()) {
             auto vars = vector_local(e.id, shape, i32, e.range);
-            scope_->names[e.id] =
-                Binding{Binding::Kind::Vector, nullptr, vars, shape, nullptr, key};
+            scope_->names[e.id] = Binding::components(vars, shape, key);
             return lower_name(e, hint);
         }
         ir::VarPtr v = local_var(e.id, std::nullopt, e.range);
-        scope_->names[e.id] = Binding{Binding::Kind::Scalar, v, {}, {}, nullptr, key};
+        scope_->names[e.id] = Binding::scalar(v, key);
         return Val::of(ir::VarRef::make(v, e.range));
     }
     if (auto c = constant_of(e)) return constant_value(*c, hint, e.range);
@@ -548,7 +541,7 @@ const Binding* Lowerer::array_binding(const ast::Expr& e) const {
     const auto* n = e.as<ast::Name>();
     if (!n) return nullptr;
     auto it = scope_->names.find(n->id);
-    if (it == scope_->names.end() || it->second.kind != Binding::Kind::Array) return nullptr;
+    if (it == scope_->names.end() || !it->second.is_buffer()) return nullptr;
     if (it->second.block_ended) {
         fail(ErrorKind::UnsupportedSyntax,
              "local array '" + n->id +
@@ -613,7 +606,7 @@ ir::ExprPtr Lowerer::flat_index(const Binding& a, std::vector<ir::ExprPtr> idx,
         if (is_float(x->type)) x = convert(x, i64);
     }
     if (idx.size() == 1) return convert(idx[0], i64);
-    int rank = b->rank - (a.shape.is_scalar() ? 0 : a.shape.is_vector() ? 1 : 2);
+    int rank = b->rank - a.shape().rank();
     if (static_cast<int>(idx.size()) != rank) {
         type_error("'" + b->name + "' has " + std::to_string(rank) +
                        " dimension(s) but is indexed with " + std::to_string(idx.size()) +
@@ -634,11 +627,11 @@ Val Lowerer::lower_subscript(const ast::Subscript& e, ir::Block& out, Hint hint)
         if (array_binding(*attr->value)) return Val::of(lower_shape(e));
     }
     if (const Binding* a = array_binding(*e.value)) {
-        if (a->texture) {
+        if (a->is(Type::Kind::Texture)) {
             fail(ErrorKind::UnsupportedSyntax,
                  "a texture is read with tex.sample(u, v, w), not indexed", e.range);
         }
-        if (a->shape.is_scalar()) {
+        if (a->shape().is_scalar()) {
             ir::ExprPtr flat = flat_index(*a, field_indices(e, out), e.range);
             return Val::of(ir::Load::make(a->buffer, flat, e.range));
         }
@@ -666,7 +659,7 @@ Val Lowerer::lower_subscript(const ast::Subscript& e, ir::Block& out, Hint hint)
 ir::ExprPtr Lowerer::lower_shape(const ast::Subscript& e) {
     const auto& attr = static_cast<const ast::Attribute&>(*e.value);
     const Binding& a = array_of(*attr.value, "shape");
-    int rank = a.buffer->rank - (a.shape.is_scalar() ? 0 : a.shape.is_vector() ? 1 : 2);
+    int rank = a.buffer->rank - a.shape().rank();
     std::optional<__int128> k = e.indices.size() == 1 ? static_int(*e.indices[0]) : std::nullopt;
     if (!k) type_error("shape must be indexed with one integer literal", e.range);
     __int128 dim = *k < 0 ? *k + rank : *k;
@@ -693,7 +686,7 @@ Val Lowerer::lower_attribute(const ast::Attribute& e, ir::Block& out, Hint hint)
     }
     if (const Binding* b = array_binding(*e.value)) {
         if (e.attr == "size") {
-            int rank = b->buffer->rank - (b->shape.is_scalar() ? 0 : b->shape.is_vector() ? 1 : 2);
+            int rank = b->buffer->rank - b->shape().rank();
             ir::ExprPtr n =
                 rank ? array_extent(b->buffer, 0, e.range) : ir::IntImm::make_i64(1, e.range);
             for (int d = 1; d < rank; ++d) {

@@ -80,7 +80,7 @@ std::vector<Val> Lowerer::inline_call(const ast::Call& e, const FuncRef& f, ir::
     std::string fname = f.def ? f.def->name : dotted(*e.func);
     if (!f.def) fail(ErrorKind::UnsupportedSyntax, "'" + fname + "' has no definition", e.range);
     const ast::FunctionDef& def = *f.def;
-    std::pair<const void*, int> frame{f.identity(), self ? self->template_id : -1};
+    std::pair<const void*, int> frame{f.identity(), self ? self->template_id() : -1};
     if (std::find(call_stack_.begin(), call_stack_.end(), frame) != call_stack_.end()) {
         std::string chain = kernel_name_;
         for (const auto& n : call_names_)
@@ -190,10 +190,9 @@ Scope Lowerer::callee_scope(const ast::Call& e, const FuncRef& f, const std::vec
             out.push_back(ir::Assign::make(vars.back(), c, e.range));
         }
         if (v.shape.is_scalar()) {
-            callee.names[p.name] = Binding{Binding::Kind::Scalar, vars[0], {}, {}, nullptr, ""};
+            callee.names[p.name] = Binding::scalar(vars[0]);
         } else {
-            callee.names[p.name] =
-                Binding{Binding::Kind::Vector, nullptr, vars, v.shape, nullptr, ""};
+            callee.names[p.name] = Binding::components(vars, v.shape);
         }
     }
     find_literal_locals(def.body, def.params, callee);

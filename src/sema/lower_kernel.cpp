@@ -74,7 +74,7 @@ void check_outside(const ir::Block& block, int loop_depth, const Scope& kernel) 
 }  // namespace
 
 Lowerer::Lowerer(const ast::FunctionDef& fn, const diag::SourceFilePtr& file,
-                 const Environment& env, const std::vector<ArgType>& args, LocalTypes& types)
+                 const Environment& env, const std::vector<Type>& args, LocalTypes& types)
     : fn_(fn), args_(args), types_(types), kernel_name_(fn.name) {
     kernel_scope_.env = &env;
     kernel_scope_.file = file;
@@ -92,7 +92,7 @@ void Lowerer::bind_params(ir::Kernel& k) {
     // fields and scalars, which only template member accesses name.
     std::map<int, std::string> extra_names;
     for (size_t i = 0; i < fn_.params.size() && i < args_.size(); ++i) {
-        if (args_[i].template_id >= 0)
+        if (args_[i].is_template())
             name_template_args(args_[i].template_id, fn_.params[i].name, extra_names);
     }
     if (fn_.params.size() + extra_names.size() != args_.size()) {
@@ -102,33 +102,31 @@ void Lowerer::bind_params(ir::Kernel& k) {
     }
     for (size_t i = 0; i < args_.size(); ++i) {
         bool declared = i < fn_.params.size();
-        const ArgType& a = args_[i];
+        const Type& a = args_[i];
         std::string pname = declared ? fn_.params[i].name : extra_names.at(static_cast<int>(i));
         SourceRange prange = declared ? fn_.params[i].range : fn_.name_range;
         ir::Param param;
         param.name = pname;
         Binding b;
-        if (a.template_id >= 0) {
+        if (a.is_template()) {
             // The instance itself passes nothing: a placeholder slot keeps indices aligned.
             param.scalar = new_var(pname, DType::i32, prange, /*is_local=*/false);
-            b.kind = Binding::Kind::Template;
-            b.template_id = a.template_id;
-        } else if (a.is_array) {
-            if (a.rank < (a.elem_rank() ? 0 : 1) || a.rank > 4) {
+            b = Binding::of_template(a.template_id);
+        } else if (a.is_buffer()) {
+            if (a.rank < (a.shape.is_scalar() ? 1 : 0) || a.rank > 4) {
                 type_error("array argument '" + pname + "' must have 1 to 4 dimensions", prange);
             }
             // A vector or matrix field's storage has the element shape as its innermost
             // extents; the binding keeps the element shape (A28, A34).
             param.buffer = std::make_shared<const ir::Buffer>(
-                ir::Buffer{pname, a.dtype, a.rank + a.elem_rank(), ir::BufferKind::Param,
-                           static_cast<int>(i), 0, next_var_id_++, prange, a.elem_rank()});
-            b = Binding{
-                Binding::Kind::Array, nullptr, {},          VShape{a.elem_rows, a.elem_cols},
-                param.buffer,         "",      a.is_texture};
+                ir::Buffer{pname, a.dtype, a.storage_rank(), ir::BufferKind::Param,
+                           static_cast<int>(i), 0, next_var_id_++, prange, a.shape.rank()});
+            b = a.kind == Type::Kind::Texture ? Binding::texture(param.buffer)
+                                              : Binding::array(param.buffer, a.shape);
         } else {
             param.scalar = new_var(pname, a.dtype, prange, /*is_local=*/false);
             param_vars_.insert(param.scalar.get());
-            b = Binding{Binding::Kind::Scalar, param.scalar, {}, {}, nullptr, ""};
+            b = Binding::scalar(param.scalar);
         }
         if (declared) {
             scope_->names[pname] = b;
@@ -223,8 +221,8 @@ void Lowerer::per_iteration_copies(const ast::StmtList& body, ir::Block& out) {
             return copy;
         };
         // Same type key: the copy and the outer local share one storage type.
-        if (b.kind == Binding::Kind::Scalar) b.var = copy_of(b.var);
-        if (b.kind == Binding::Kind::Vector) {
+        if (b.is(Type::Kind::Scalar)) b.var = copy_of(b.var);
+        if (b.has_components()) {
             for (auto& v : b.vars)
                 v = copy_of(v);
         }
@@ -238,7 +236,7 @@ void Lowerer::lower_parallel_loop(const ast::For& loop, ir::Kernel& k) {
     if (loop.iter->as<ast::Name>() || loop.iter->as<ast::Attribute>()) {
         auto t = template_of(*loop.iter);
         if (!t) not_iterable(loop);
-        return lower_parallel_object_loop(loop, t->template_id, k);
+        return lower_parallel_object_loop(loop, t->template_id(), k);
     }
     std::vector<const ast::Name*> targets;
     if (const auto* n = loop.target->as<ast::Name>()) targets.push_back(n);
@@ -373,10 +371,10 @@ ir::Kernel Lowerer::run() {
 }  // namespace lower
 
 ir::Kernel lower_kernel(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
-                        const Environment& env, const std::vector<ArgType>& args) {
+                        const Environment& env, const std::vector<Type>& args) {
     lower::LocalTypes types;
-    for (const ArgType& a : args) {
-        if (a.is_array && a.dtype == DType::f64) types.set_default_float(DType::f64);
+    for (const Type& a : args) {
+        if (a.is_buffer() && a.dtype == DType::f64) types.set_default_float(DType::f64);
     }
     for (int round = 0;; ++round) {
         types.begin_round();

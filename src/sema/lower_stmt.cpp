@@ -89,7 +89,7 @@ void Lowerer::lower_assign(const ast::Assign& s, ir::Block& out) {
                      std::string(b->name) + "() must be assigned to a single name", s.range);
             }
             ir::BufferPtr buf = lower_alloc(*call, std::string(b->name), n->id, out);
-            scope_->names[n->id] = Binding{Binding::Kind::Array, nullptr, {}, {}, buf, ""};
+            scope_->names[n->id] = Binding::array(buf);
             return;
         }
     }
@@ -102,8 +102,8 @@ void Lowerer::lower_assign(const ast::Assign& s, ir::Block& out) {
         // `alias = data`: another name for the same field (Python binds, it does not copy).
         const auto* n = s.targets.size() == 1 ? s.targets[0]->as<ast::Name>() : nullptr;
         auto it = n ? scope_->names.find(n->id) : scope_->names.end();
-        bool fresh = n && (it == scope_->names.end() || it->second.kind == Binding::Kind::Dead ||
-                           it->second.kind == Binding::Kind::Array);
+        bool fresh =
+            n && (it == scope_->names.end() || !it->second.bound() || it->second.is_buffer());
         if (!fresh) {
             fail(ErrorKind::UnsupportedSyntax,
                  "arrays are storage, not values: '" + dotted(*s.value) +
@@ -214,7 +214,7 @@ void Lowerer::merge_bindings(const std::map<std::string, Binding>& a,
     std::map<std::string, Binding> merged = b;
     for (const auto& [name, bind] : a) {
         auto it = merged.find(name);
-        if (it == merged.end() || it->second.kind == Binding::Kind::Dead) merged[name] = bind;
+        if (it == merged.end() || !it->second.bound()) merged[name] = bind;
     }
     scope_->names = std::move(merged);
 }
@@ -225,12 +225,12 @@ void Lowerer::merge_bindings(const std::map<std::string, Binding>& a,
 // verification). Such bindings end with the body; array_binding() reports a later use.
 void Lowerer::end_block_arrays(const std::map<std::string, Binding>& before) {
     for (auto& [name, bind] : scope_->names) {
-        if (bind.kind != Binding::Kind::Array || !bind.buffer) continue;
+        if (!bind.is_buffer() || !bind.buffer) continue;
         if (bind.buffer->kind != ir::BufferKind::Local &&
             bind.buffer->kind != ir::BufferKind::Shared)
             continue;
         auto it = before.find(name);
-        bool same = it != before.end() && it->second.kind == Binding::Kind::Array &&
+        bool same = it != before.end() && it->second.is_buffer() &&
                     it->second.buffer == bind.buffer && !it->second.block_ended;
         if (!same) bind.block_ended = true;
     }
@@ -301,13 +301,13 @@ ir::VarPtr Lowerer::bind_loop_var(const std::string& name, ir::VarPtr v, const a
         bound = new_var(name, i64, v->decl);
         body_out.push_back(ir::Assign::make(bound, ir::VarRef::make(v, v->decl), v->decl));
     }
-    scope_->names[name] = Binding{Binding::Kind::Scalar, bound, {}, {}, nullptr, ""};
+    scope_->names[name] = Binding::scalar(bound);
     return bound;
 }
 
 void Lowerer::lower_for(const ast::For& s, ir::Block& out) {
     if (!s.orelse.empty()) fail(ErrorKind::UnsupportedSyntax, "for loop with else", s.range);
-    if (auto t = template_of(*s.iter)) return lower_object_for(s, t->template_id, out);
+    if (auto t = template_of(*s.iter)) return lower_object_for(s, t->template_id(), out);
     if (s.iter->as<ast::Name>() || s.iter->as<ast::Attribute>()) not_iterable(s);
     const auto* call = s.iter->as<ast::Call>();
     const builtins::Builtin* b = call ? intrinsic_of(*call) : nullptr;

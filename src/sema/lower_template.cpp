@@ -14,17 +14,13 @@ namespace tack::sema::lower {
 std::optional<Binding> Lowerer::template_of(const ast::Expr& e) const {
     if (const auto* n = e.as<ast::Name>()) {
         auto it = scope_->names.find(n->id);
-        if (it != scope_->names.end() && it->second.kind == Binding::Kind::Template)
-            return it->second;
+        if (it != scope_->names.end() && it->second.is(Type::Kind::Template)) return it->second;
         return std::nullopt;
     }
     if (const auto* a = e.as<ast::Attribute>()) {
         const TemplateMember* m = member_of(*a);
         if (m && m->kind == TemplateMember::Kind::Template) {
-            Binding b;
-            b.kind = Binding::Kind::Template;
-            b.template_id = m->template_id;
-            return b;
+            return Binding::of_template(m->template_id);
         }
     }
     return std::nullopt;
@@ -33,7 +29,7 @@ std::optional<Binding> Lowerer::template_of(const ast::Expr& e) const {
 const TemplateMember* Lowerer::member_of(const ast::Attribute& a) const {
     std::optional<Binding> t = template_of(*a.value);
     if (!t) return nullptr;
-    const TemplateInfo& info = template_info(t->template_id);
+    const TemplateInfo& info = template_info(t->template_id());
     const TemplateMember* m = info.find(a.attr);
     // A24: an attribute the instance does not have, or one of a kind kernels cannot use.
     if (!m || m->kind == TemplateMember::Kind::Unusable) {
@@ -97,8 +93,8 @@ void Lowerer::bind_object_index(const std::string& name, const std::vector<ir::V
             v = copy;
         }
     }
-    VShape shape{static_cast<int>(vars.size()), 0};
-    scope_->names[name] = Binding{Binding::Kind::Vector, nullptr, bound, shape, nullptr, ""};
+    Shape shape{static_cast<int>(vars.size()), 0};
+    scope_->names[name] = Binding::components(bound, shape);
 }
 
 void Lowerer::lower_object_for(const ast::For& s, int template_id, ir::Block& out) {

@@ -28,12 +28,12 @@ void LocalTypes::begin_round() {
     new_shape_ = false;
 }
 
-VShape LocalTypes::shape(const std::string& key) const {
+Shape LocalTypes::shape(const std::string& key) const {
     auto it = shapes_.find(key);
-    return it == shapes_.end() ? VShape{} : it->second;
+    return it == shapes_.end() ? Shape{} : it->second;
 }
 
-bool LocalTypes::record_shape(const std::string& key, VShape s) {
+bool LocalTypes::record_shape(const std::string& key, Shape s) {
     auto [it, added] = shapes_.try_emplace(key, s);
     if (added) new_shape_ = true;
     return it->second == s;
@@ -326,7 +326,7 @@ ir::VarPtr Lowerer::local_var(const std::string& name, std::optional<DType> gues
 
 Hint Lowerer::name_hint(const std::string& name) const {
     auto it = scope_->names.find(name);
-    if (it != scope_->names.end() && it->second.kind == Binding::Kind::Scalar) {
+    if (it != scope_->names.end() && it->second.is(Type::Kind::Scalar)) {
         DType t = it->second.var->type;
         return is_float(t) ? Hint(t) : std::nullopt;
     }
@@ -334,7 +334,7 @@ Hint Lowerer::name_hint(const std::string& name) const {
     return (t && is_float(*t)) ? t : std::nullopt;
 }
 
-std::vector<ir::VarPtr> Lowerer::vector_local(const std::string& name, VShape shape, DType guess,
+std::vector<ir::VarPtr> Lowerer::vector_local(const std::string& name, Shape shape, DType guess,
                                               SourceRange r) {
     auto it = scope_->vector_locals.find(name);
     if (it != scope_->vector_locals.end() && static_cast<int>(it->second.size()) == shape.count()) {
@@ -354,24 +354,24 @@ void Lowerer::assign_name(const std::string& name, Val value, bool weak, SourceR
                           ir::Block& out) {
     if (value.shape.is_scalar()) return assign_name(name, value.c.at(0), weak, r, out);
     Binding& b = scope_->names[name];
-    if (b.kind == Binding::Kind::Array) {
+    if (b.is_buffer()) {
         fail(ErrorKind::UnsupportedSyntax,
              "'" + name + "' is a local or shared array and cannot be reassigned", r);
     }
-    std::string key = b.kind == Binding::Kind::Dead ? scope_->key_prefix + name : b.key;
-    bool pinned = b.kind != Binding::Kind::Dead && b.key.empty();
-    VShape held = b.kind == Binding::Kind::Vector ? b.shape : VShape{};
+    std::string key = !b.bound() ? scope_->key_prefix + name : b.key;
+    bool pinned = b.bound() && b.key.empty();
+    Shape held = b.has_components() ? b.shape() : Shape{};
     bool fits = pinned ? held == value.shape : types_.record_shape(key, value.shape);
-    if (!fits || (b.kind == Binding::Kind::Vector && b.shape != value.shape)) {
-        VShape other = b.kind == Binding::Kind::Vector ? b.shape : types_.shape(key);
+    if (!fits || (b.has_components() && b.shape() != value.shape)) {
+        Shape other = b.has_components() ? b.shape() : types_.shape(key);
         fail(ErrorKind::UnsupportedSyntax,
              "'" + name + "' holds a " + other.text() + " elsewhere; it cannot also hold a " +
                  value.shape.text() + " (one shape per local)",
              r);
     }
-    if (b.kind != Binding::Kind::Vector) {
+    if (!b.has_components()) {
         auto vars = vector_local(name, value.shape, weak ? f32 : value.type(), r);
-        b = Binding{Binding::Kind::Vector, nullptr, vars, value.shape, nullptr, key};
+        b = Binding::components(vars, value.shape, key);
     }
     if (!b.key.empty()) {
         for (const auto& c : value.c) {
@@ -390,22 +390,21 @@ void Lowerer::assign_name(const std::string& name, Val value, bool weak, SourceR
 void Lowerer::assign_name(const std::string& name, const ir::ExprPtr& value, bool weak,
                           SourceRange r, ir::Block& out) {
     Binding& b = scope_->names[name];
-    if (b.kind == Binding::Kind::Array) {
+    if (b.is_buffer()) {
         fail(ErrorKind::UnsupportedSyntax,
              "'" + name + "' is a local or shared array and cannot be reassigned", r);
     }
-    if (b.kind == Binding::Kind::Vector ||
-        (b.kind == Binding::Kind::Dead && !types_.shape(scope_->key_prefix + name).is_scalar())) {
-        VShape held =
-            b.kind == Binding::Kind::Vector ? b.shape : types_.shape(scope_->key_prefix + name);
+    if (b.has_components() ||
+        (!b.bound() && !types_.shape(scope_->key_prefix + name).is_scalar())) {
+        Shape held = b.has_components() ? b.shape() : types_.shape(scope_->key_prefix + name);
         fail(ErrorKind::UnsupportedSyntax,
              "'" + name + "' holds a " + held.text() +
                  " elsewhere; it cannot also hold a scalar (one shape per local)",
              r);
     }
-    if (b.kind == Binding::Kind::Dead) {
+    if (!b.bound()) {
         ir::VarPtr v = local_var(name, weak ? f32 : value->type, r);
-        b = Binding{Binding::Kind::Scalar, v, {}, {}, nullptr, scope_->key_prefix + name};
+        b = Binding::scalar(v, scope_->key_prefix + name);
     }
     if (!b.key.empty()) {
         types_.record(b.key, {weak ? std::nullopt : std::optional<DType>(value->type), r,

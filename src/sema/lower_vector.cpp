@@ -30,7 +30,7 @@ ir::ExprPtr plus(ir::ExprPtr base, int k, SourceRange r) {
 
 // "combines a 2-vector and 3-vector": the two shapes in a fixed order, so the message does not
 // depend on which operand came first.
-std::string shape_pair(const VShape& a, const VShape& b) {
+std::string shape_pair(const Shape& a, const Shape& b) {
     std::string x = a.text(), y = b.text();
     if (y < x) std::swap(x, y);
     return "a " + x + " and " + y;
@@ -69,15 +69,15 @@ Val Lowerer::map(const Val& a, const std::function<ir::ExprPtr(ir::ExprPtr)>& f)
     return out;
 }
 
-Val Lowerer::broadcast(const Val& v, VShape to, ir::Block& out) {
+Val Lowerer::broadcast(const Val& v, Shape to, ir::Block& out) {
     if (v.shape == to) return v;
     ir::ExprPtr s = to.count() > 1 ? materialize(v.c.at(0), out) : v.c.at(0);
     return Val{to, std::vector<ir::ExprPtr>(static_cast<size_t>(to.count()), s)};
 }
 
-VShape Lowerer::common_shape(std::vector<Val>& vals, ir::Block& out, SourceRange r,
-                             const std::string& verb) {
-    VShape s;
+Shape Lowerer::common_shape(std::vector<Val>& vals, ir::Block& out, SourceRange r,
+                            const std::string& verb) {
+    Shape s;
     for (const auto& v : vals) {
         if (v.shape.is_scalar()) continue;
         if (s.is_scalar()) {
@@ -94,7 +94,7 @@ VShape Lowerer::common_shape(std::vector<Val>& vals, ir::Block& out, SourceRange
 Val Lowerer::zip(const Val& a, const Val& b, ir::Block& out, SourceRange r, const std::string& verb,
                  const std::function<ir::ExprPtr(ir::ExprPtr, ir::ExprPtr)>& f) {
     std::vector<Val> v = {a, b};
-    VShape s = common_shape(v, out, r, verb);
+    Shape s = common_shape(v, out, r, verb);
     Val res{s, {}};
     for (size_t k = 0; k < v[0].c.size(); ++k)
         res.c.push_back(f(v[0].c[k], v[1].c[k]));
@@ -121,7 +121,7 @@ Val Lowerer::lower_list(const std::vector<const ast::Expr*>& elts, ir::Block& ou
                      " components; vectors have at most " + std::to_string(kMaxVector),
                  r);
         }
-        res.shape = VShape{static_cast<int>(res.c.size()), 0};
+        res.shape = Shape{static_cast<int>(res.c.size()), 0};
     } else {
         // Rows: lists or vectors of one length (A28: Matrix([[...]]) and Matrix([u, v])).
         int cols = vals[0].shape.rows;
@@ -144,7 +144,7 @@ Val Lowerer::lower_list(const std::vector<const ast::Expr*>& elts, ir::Block& ou
                      "; matrices are at most 4x4",
                  r);
         }
-        res.shape = VShape{rows, cols};
+        res.shape = Shape{rows, cols};
     }
     DType t = res.c[0]->type;
     for (const auto& c : res.c)
@@ -156,12 +156,12 @@ Val Lowerer::constant_value(const Constant& c, Hint hint, SourceRange r) const {
     if (c.kind != Constant::Kind::Tuple) return Val::of(constant_expr(c, hint, r));
     if (c.cols > kMaxMatrix || (c.cols && c.rows > kMaxMatrix)) {
         fail(ErrorKind::UnsupportedSyntax,
-             "the constant is a " + VShape{c.rows, c.cols}.text() +
+             "the constant is a " + Shape{c.rows, c.cols}.text() +
                  ", larger than 4x4 (matrices are at most 4x4; a table of values is a vector "
                  "constant)",
              r);
     }
-    Val v{VShape{c.rows, c.cols}, {}};
+    Val v{Shape{c.rows, c.cols}, {}};
     for (const Constant& item : c.items)
         v.c.push_back(constant_expr(item, hint, r));
     DType t = v.c[0]->type;
@@ -180,7 +180,7 @@ Val Lowerer::lower_constructor(const ast::Call& e, const std::string& name, ir::
         }
         int k = static_cast<int>(*n);
         DType t = (hint && is_float(*hint)) ? *hint : f32;
-        Val v{VShape{k, k}, {}};
+        Val v{Shape{k, k}, {}};
         for (int i = 0; i < k * k; ++i)
             v.c.push_back(ir::FloatImm::make(t, i % (k + 1) == 0 ? 1.0 : 0.0, e.range));
         return v;
@@ -264,11 +264,11 @@ Val Lowerer::matmul(Val a, Val b, ir::Block& out, SourceRange r) {
     if (a.shape.is_vector() && b.shape.is_vector())
         res.shape = {};
     else if (a.shape.is_vector())
-        res.shape = VShape{bc, 0};
+        res.shape = Shape{bc, 0};
     else if (b.shape.is_vector())
-        res.shape = VShape{ar, 0};
+        res.shape = Shape{ar, 0};
     else
-        res.shape = VShape{ar, bc};
+        res.shape = Shape{ar, bc};
     return res;
 }
 
@@ -379,7 +379,7 @@ const std::map<std::string_view, MethodFn>& method_impls() {
                  return m.sub(m.mul(m.v.c[size_t(i)], w.c[size_t(j)]),
                               m.mul(m.v.c[size_t(j)], w.c[size_t(i)]));
              };
-             return Val{VShape{3, 0}, {c(1, 2), c(2, 0), c(0, 1)}};
+             return Val{Shape{3, 0}, {c(1, 2), c(2, 0), c(0, 1)}};
          }},
         {"normalized",
          [](MethodCtx& m) {
@@ -400,7 +400,7 @@ const std::map<std::string_view, MethodFn>& method_impls() {
              const Val& w = m.args[0];
              if (!w.shape.is_vector()) m.bad("needs a vector argument, got a " + w.shape.text());
              if (m.v.shape.rows > 4 || w.shape.rows > 4) m.bad("gives at most a 4x4 matrix");
-             Val res{VShape{m.v.shape.rows, w.shape.rows}, {}};
+             Val res{Shape{m.v.shape.rows, w.shape.rows}, {}};
              for (const auto& a : m.v.c)
                  for (const auto& b : w.c)
                      res.c.push_back(m.mul(a, b));
@@ -409,7 +409,7 @@ const std::map<std::string_view, MethodFn>& method_impls() {
         {"transpose",
          [](MethodCtx& m) {
              m.need_matrix();
-             Val res{VShape{m.v.shape.cols, m.v.shape.rows}, {}};
+             Val res{Shape{m.v.shape.cols, m.v.shape.rows}, {}};
              for (int j = 0; j < m.v.shape.cols; ++j)
                  for (int i = 0; i < m.v.shape.rows; ++i)
                      res.c.push_back(m.entry(i, j));
@@ -496,7 +496,7 @@ struct Selection {
 
 }  // namespace
 
-static Selection select_component(Lowerer& l, const VShape& shape, const ast::Subscript& s,
+static Selection select_component(Lowerer& l, const Shape& shape, const ast::Subscript& s,
                                   ir::Block& out, const std::string& what) {
     auto es = l.index_list(s);
     int want = shape.is_matrix() ? 2 : 1;
@@ -611,16 +611,16 @@ Val Lowerer::named_component(const Val& v, const std::string& attr, SourceRange 
 Place Lowerer::place_of(const ast::Expr& target, ir::Block& out) {
     if (const auto* n = target.as<ast::Name>()) {
         auto it = scope_->names.find(n->id);
-        if (it == scope_->names.end() || (it->second.kind != Binding::Kind::Scalar &&
-                                          it->second.kind != Binding::Kind::Vector)) {
+        if (it == scope_->names.end() ||
+            (!it->second.is(Type::Kind::Scalar) && !it->second.has_components())) {
             fail(ErrorKind::NameError, "name '" + n->id + "' is not defined here", target.range);
         }
         const Binding& b = it->second;
         Place p;
         p.what = "'" + n->id + "'";
         p.key = b.key;
-        p.shape = b.kind == Binding::Kind::Vector ? b.shape : VShape{};
-        p.vars = b.kind == Binding::Kind::Vector ? b.vars : std::vector<ir::VarPtr>{b.var};
+        p.shape = b.shape();
+        p.vars = b.has_components() ? b.vars : std::vector<ir::VarPtr>{b.var};
         for (int k = 0; k < p.shape.count(); ++k)
             p.comps.push_back(k);
         return p;
@@ -632,17 +632,17 @@ Place Lowerer::place_of(const ast::Expr& target, ir::Block& out) {
             }
         }
         if (const Binding* a = array_binding(*s->value)) {
-            if (a->texture) {
+            if (a->is(Type::Kind::Texture)) {
                 fail(ErrorKind::UnsupportedSyntax,
                      "a texture is a snapshot, read with tex.sample(u, v, w); it is not indexed "
                      "or written (write its field and call tex.update())",
                      target.range);
             }
             ir::ExprPtr flat = flat_index(*a, field_indices(*s, out), s->range);
-            int count = a->shape.count();
+            int count = a->shape().count();
             Place p;
             p.what = "field '" + a->buffer->name + "'";
-            p.shape = a->shape;
+            p.shape = a->shape();
             p.buffer = a->buffer;
             if (count > 1) flat = bin(ir::BinaryOp::Mul, flat, i64_imm(count, s->range), s->range);
             // The index is evaluated once, whatever reads and writes the place (B25).

@@ -8,6 +8,7 @@
 #include "frontend/ast.hpp"
 #include "ir/ir.hpp"
 #include "sema/environment.hpp"
+#include "sema/type.hpp"
 
 namespace tack::sema {
 
@@ -16,21 +17,6 @@ namespace tack::sema {
 /// it from the extension) and tackc's --args alike.
 inline constexpr int kMaxVectorComponents = 64;
 inline constexpr int kMaxMatrixExtent = 4;
-
-/// The type of one kernel argument as dispatch sees it (CONTRACT D3 param_sig).
-struct ArgType {
-    bool is_array = false;
-    DType dtype = DType::f32;
-    int rank = 0;  // arrays: 1..4 logical dimensions (0 for a single vector or matrix)
-    // Element shape of a vector field (elem_rows = n) or matrix field (n x elem_cols); both 0
-    // for scalar elements. The storage has these as its innermost extents (CONTRACT A28).
-    int elem_rows = 0;
-    int elem_cols = 0;
-    bool is_texture = false;  // a 3-D f32 texture: sampled only (CONTRACT A39)
-    int template_id = -1;     // a @tack.data_oriented instance (sema/templates.hpp)
-    int elem_rank() const { return elem_cols ? 2 : elem_rows ? 1 : 0; }
-    bool operator==(const ArgType&) const = default;
-};
 
 /// Source validation (CONTRACT A2, A5, A11, A12, A17, A20): runs on the original AST, including
 /// unreachable statements, and resolves names through `env` (NameError for unbound reads,
@@ -56,9 +42,10 @@ std::vector<diag::Diagnostic> validate_with_callees(const frontend::FunctionDef&
 /// errors, with position) on failure. Array extents appear as ir::ArrayDim; specialization to
 /// concrete shapes is a pass.
 ir::Kernel lower_kernel(const frontend::FunctionDef& fn, const diag::SourceFilePtr& file,
-                        const Environment& env, const std::vector<ArgType>& args);
+                        const Environment& env, const std::vector<Type>& args);
 
-/// "f32[:],f32[:,:],f32" -> ArgTypes (tackc --args). Throws CompileError(ValueError) on bad text.
-std::vector<ArgType> parse_arg_types(std::string_view text);
+/// "f32[:],f32[:,:],f32" -> argument Types (tackc --args). Throws CompileError(ValueError) on bad
+/// text.
+std::vector<Type> parse_arg_types(std::string_view text);
 
 }  // namespace tack::sema

@@ -36,18 +36,18 @@ struct Rng {
     int below(int n) { return static_cast<int>(next() % static_cast<uint64_t>(n)); }
 };
 
-std::vector<sema::ArgType> signature(const frontend::FunctionDef& fn, Rng& rng, int variant) {
-    std::vector<sema::ArgType> args;
+std::vector<sema::Type> signature(const frontend::FunctionDef& fn, Rng& rng, int variant) {
+    std::vector<sema::Type> args;
     for (size_t i = 0; i < fn.params.size(); ++i) {
         if (variant == 0) {  // the common case first: f32 vectors
-            args.push_back({true, DType::f32, 1});
+            args.push_back(sema::Type::array(DType::f32, 1));
             continue;
         }
         auto dtype = static_cast<DType>(rng.below(kNumDTypes));
         if (rng.below(5) < 3) {
-            args.push_back({true, dtype, 1 + rng.below(3)});
+            args.push_back(sema::Type::array(dtype, 1 + rng.below(3)));
         } else {
-            args.push_back({false, dtype, 0});
+            args.push_back(sema::Type::scalar(dtype));
         }
     }
     return args;

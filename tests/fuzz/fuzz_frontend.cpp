@@ -24,11 +24,10 @@ using namespace tack;
 namespace {
 
 // Every parameter as an f32 array of rank 1, then as an f32 scalar: two common signatures.
-std::vector<sema::ArgType> signature(const frontend::FunctionDef& fn, bool arrays) {
-    std::vector<sema::ArgType> args;
+std::vector<sema::Type> signature(const frontend::FunctionDef& fn, bool arrays) {
+    std::vector<sema::Type> args;
     for (size_t i = 0; i < fn.params.size(); ++i) {
-        args.push_back(arrays ? sema::ArgType{true, DType::f32, 1}
-                              : sema::ArgType{false, DType::f32, 0});
+        args.push_back(arrays ? sema::Type::array(DType::f32, 1) : sema::Type::scalar(DType::f32));
     }
     return args;
 }

@@ -24,9 +24,8 @@ namespace tack::testing {
 struct Compile {
     std::string source;  // the module's text
     std::string kernel;
-    std::string args;                     // sema::parse_arg_types text, unless `sig` is given
-    std::vector<sema::ArgType> sig = {};  // the signature itself (fields of vectors, textures)
-    std::string target = "cpu";           // a row of driver/targets.cpp
+    std::string args;            // sema::parse_arg_types text: "f32[:],f32x3[:],tex3d,i32"
+    std::string target = "cpu";  // a row of driver/targets.cpp
     bool debug = false;
     driver::Stage stop_after = driver::Stage::Variant;
     /// The variant's extent of (parameter, dim) for each extent the template reads.
@@ -57,8 +56,7 @@ inline driver::Compiled compile(const Compile& c) {
                 shapes[{p, d}] = c.extent(p, d);
             return shapes;
         }};
-    std::vector<sema::ArgType> sig = c.sig.empty() ? sema::parse_arg_types(c.args) : c.sig;
-    return driver::compile({*fn, file, *env}, std::move(sig), caps, options);
+    return driver::compile({*fn, file, *env}, sema::parse_arg_types(c.args), caps, options);
 }
 
 /// The IR compile() stops with: the variant, or the optimized template.

@@ -62,20 +62,16 @@ def group(x, y):
 
 struct Variant {
     const char* kernel;
-    const char* args;
-    int vec3_arg = -1;     // this argument is a field of 3-vectors
-    int texture_arg = -1;  // this rank-3 f32 argument is a texture
+    const char* args;  // f32x3[:] is a field of 3-vectors, tex3d a texture
+    bool textured() const { return std::string_view(args).find("tex3d") != std::string_view::npos; }
 };
 
 // The variant dispatch would build: lower, debug checks, shapes, optimize.
 ir::Kernel debug_variant(const Variant& v, const char* target) {
-    std::vector<sema::ArgType> sig = sema::parse_arg_types(v.args);
-    if (v.vec3_arg >= 0) sig[static_cast<size_t>(v.vec3_arg)].elem_rows = 3;
-    if (v.texture_arg >= 0) sig[static_cast<size_t>(v.texture_arg)].is_texture = true;
     // The target's texture form: hardware sampling where the dialect has it.
     return testing::compiled_ir({.source = kSource,
                                  .kernel = v.kernel,
-                                 .sig = sig,
+                                 .args = v.args,
                                  .target = target,
                                  .debug = true,
                                  .extent = testing::every_extent(256)});
@@ -85,16 +81,16 @@ void compile_debug_variants(const char* target, ToolResult (*compile)(const std:
     const char* dialect_name = std::string_view(target) == "level_zero" ? "opencl" : target;
     const cf::Dialect& d = cf::dialect(dialect_name);
     std::vector<Variant> variants = {
-        {"fields", "f32[:,:],f32[:,:],f32[:],f32[:],i32", 2},
+        {"fields", "f32[:,:],f32[:,:],f32x3[:],f32[:],i32"},
         {"ints", "i32[:],i32[:],u32[:],u32[:],i32"},
         {"ints", "i64[:],i32[:],i8[:],i8[:],i32"},
-        {"sample", "f32[:,:,:],f32[:],f32[:]", -1, 0},
+        {"sample", "tex3d,f32[:],f32[:]"},
         {"group", "f32[:],f32[:]"},
     };
     for (const Variant& v : variants) {
         std::string src = cf::emit(debug_variant(v, target), d);
         ASSERT_NE(src.find("debug"), std::string::npos) << src;
-        if (v.texture_arg >= 0 && std::string_view(target) != "opencl") {
+        if (v.textured() && std::string_view(target) != "opencl") {
             bool hardware = src.find("tex3D<float>") != std::string::npos ||
                             src.find("read_imagef") != std::string::npos ||
                             src.find("texture3d<float>") != std::string::npos;

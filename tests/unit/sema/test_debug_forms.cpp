@@ -13,13 +13,11 @@ namespace {
 
 using Kind = passes::CheckSite::Kind;
 
-ArgType vec(DType t, int rank, int n) {
-    ArgType a = arr(t, rank);
-    a.elem_rows = n;
-    return a;
+Type vec(DType t, int rank, int n) {
+    return Type::array(t, rank, Shape{n, 0});
 }
 
-passes::DebugChecked checked(const std::string& src, const std::vector<ArgType>& args) {
+passes::DebugChecked checked(const std::string& src, const std::vector<Type>& args) {
     Lowered l = lower_source("import tack\n" + src, args);
     return passes::debug_checks(std::move(l.kernel));
 }

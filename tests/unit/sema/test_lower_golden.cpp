@@ -77,9 +77,9 @@ TEST(LowerGolden, AcceptedProgramsWithEveryDtype) {
         if (!std::regex_search(text, m, inspect)) continue;
         const frontend::FunctionDef* fn = p.module->find(m[1].str());
         ASSERT_NE(fn, nullptr) << path;
-        std::vector<ArgType> base = parse_arg_types(m[2].str());
+        std::vector<Type> base = parse_arg_types(m[2].str());
         for (int t = 0; t < kNumDTypes; ++t) {
-            std::vector<ArgType> args = base;
+            std::vector<Type> args = base;
             for (auto& a : args)
                 a.dtype = static_cast<DType>(t);
             try {
@@ -99,8 +99,8 @@ TEST(LowerGolden, RejectedProgramsNeverCrash) {
         for (const auto& fn : p.module->functions) {
             if (fn->def_kind != frontend::DefKind::Kernel) continue;
             for (bool arrays : {true, false}) {
-                std::vector<ArgType> args(fn->params.size(),
-                                          arrays ? arr(DType::f32) : scalar(DType::i32));
+                std::vector<Type> args(fn->params.size(),
+                                       arrays ? arr(DType::f32) : scalar(DType::i32));
                 try {
                     lower_kernel(*fn, p.file, *p.env, args);
                 } catch (const diag::CompileError&) {

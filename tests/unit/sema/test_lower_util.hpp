@@ -16,11 +16,11 @@
 
 namespace tack::sema::testing {
 
-inline ArgType arr(DType t, int rank = 1) {
-    return ArgType{true, t, rank};
+inline Type arr(DType t, int rank = 1) {
+    return Type::array(t, rank);
 }
-inline ArgType scalar(DType t) {
-    return ArgType{false, t, 0};
+inline Type scalar(DType t) {
+    return Type::scalar(t);
 }
 
 struct Lowered {
@@ -30,7 +30,7 @@ struct Lowered {
 };
 
 /// Parses `source` and lowers its definition `name` (default: the last one).
-inline Lowered lower_source(const std::string& source, const std::vector<ArgType>& args,
+inline Lowered lower_source(const std::string& source, const std::vector<Type>& args,
                             const std::string& name = "") {
     auto file = std::make_shared<diag::SourceFile>("test.py", source);
     frontend::ParseResult parsed = frontend::parse_module(file);
@@ -45,12 +45,12 @@ inline Lowered lower_source(const std::string& source, const std::vector<ArgType
     return l;
 }
 
-inline std::string lower_print(const std::string& source, const std::vector<ArgType>& args) {
+inline std::string lower_print(const std::string& source, const std::vector<Type>& args) {
     return ir::print(lower_source(source, args).kernel);
 }
 
 /// "Kind: message" of the CompileError lowering throws, or "" when it succeeds.
-inline std::string lower_error(const std::string& source, const std::vector<ArgType>& args) {
+inline std::string lower_error(const std::string& source, const std::vector<Type>& args) {
     try {
         lower_source(source, args);
     } catch (const diag::CompileError& e) {

@@ -7,20 +7,19 @@
 namespace tack::sema {
 namespace {
 
-ArgType array(DType t, int rank) {
-    return {true, t, rank};
+Type array(DType t, int rank) {
+    return Type::array(t, rank);
 }
-ArgType scalar(DType t) {
-    return {false, t, 0};
+Type scalar(DType t) {
+    return Type::scalar(t);
 }
 
 TEST(ArgTypes, ParsesArraysAndScalars) {
-    EXPECT_EQ(
-        parse_arg_types("f32[:],f32[:,:],f32"),
-        (std::vector<ArgType>{array(DType::f32, 1), array(DType::f32, 2), scalar(DType::f32)}));
+    EXPECT_EQ(parse_arg_types("f32[:],f32[:,:],f32"),
+              (std::vector<Type>{array(DType::f32, 1), array(DType::f32, 2), scalar(DType::f32)}));
     EXPECT_EQ(parse_arg_types(" i64 , u8[ :, :, :, : ] ,float64"),
-              (std::vector<ArgType>{scalar(DType::i64), array(DType::u8, 4), scalar(DType::f64)}));
-    EXPECT_EQ(parse_arg_types("int32[:]"), (std::vector<ArgType>{array(DType::i32, 1)}));
+              (std::vector<Type>{scalar(DType::i64), array(DType::u8, 4), scalar(DType::f64)}));
+    EXPECT_EQ(parse_arg_types("int32[:]"), (std::vector<Type>{array(DType::i32, 1)}));
     EXPECT_TRUE(parse_arg_types("").empty());
 }
 
@@ -41,10 +40,9 @@ TEST(ArgTypes, RejectsMalformedText) {
 // The element shapes tack.Vector.field and tack.Matrix.field accept, and no others (hardening
 // round three: f32x65[:] was accepted though Python refuses a 65-vector).
 TEST(ArgTypes, VectorAndMatrixFieldsHaveThePythonLimits) {
-    std::vector<ArgType> v = parse_arg_types("f32x64[:],f32x4x4[:,:]");
-    EXPECT_EQ(v[0].elem_rows, kMaxVectorComponents);
-    EXPECT_EQ(v[1].elem_rows, kMaxMatrixExtent);
-    EXPECT_EQ(v[1].elem_cols, kMaxMatrixExtent);
+    std::vector<Type> v = parse_arg_types("f32x64[:],f32x4x4[:,:]");
+    EXPECT_EQ(v[0], Type::array(DType::f32, 1, Shape{kMaxVectorComponents, 0}));
+    EXPECT_EQ(v[1], Type::array(DType::f32, 2, Shape{kMaxMatrixExtent, kMaxMatrixExtent}));
     for (const char* bad : {"f32x65[:]", "f32x0[:]", "f32x5x2[:]", "f32x2x5[:]", "f32x2x0[:]"}) {
         try {
             parse_arg_types(bad);
