@@ -383,9 +383,10 @@ class Array {
     void fill_scalar(Scalar value) const;
     /// While capturing a graph, a fill whose value is the parameter's at each replay.
     void fill(const GraphParam& value) const;
-    /// A new array with the same contents on the default device.
+    /// A new array with the same contents and element shape on the default device.
     Array copy() const;
-    /// A new array converted element-wise with the kernel language's cast rules.
+    /// A new array of the same element shape converted component-wise with the kernel
+    /// language's cast rules.
     Array astype(DType dtype) const;
 
     template <class T>

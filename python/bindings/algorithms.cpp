@@ -21,7 +21,8 @@ std::size_t offset_in_buffer(const Array& a) {
 nb::object scan_array(const Field& src, const Field& dst, int64_t n, bool inclusive) {
     const Array& s = src.array;
     const Array& d = dst.array;
-    if (!s.valid() || !d.valid() || src.texture || dst.texture || !d.writable()) return nb::none();
+    if (!s.valid() || !d.valid() || s.is_texture() || d.is_texture() || !d.writable())
+        return nb::none();
     if (s.dtype() != d.dtype() || n <= 0 || n > s.size() || n > d.size()) return nb::none();
     runtime::Backend& backend = d.buffer()->backend();
     if (!backend.binds(*s.buffer()) || !backend.binds(*d.buffer())) return nb::none();

@@ -85,14 +85,25 @@ void note_device_used();
 
 /// tack.Field: a tack::Array plus what Python sees of it.
 struct Field {
-    Array array;                     // storage (rank >= 1; a 0-d field stores one element)
-    std::vector<int64_t> shape;      // host shape: flat storage (CONTRACT C11), () for 0-d
-    std::vector<int64_t> elements;   // vector/matrix fields: the shape of the elements
-    std::vector<int64_t> elem_dims;  // (n,) or (n, m); empty for scalar fields
-    nb::object owner;                // keeps wrapped memory alive (NumPy array, DLPack tensor)
-    Array kernel;                    // what kernels receive: `array` viewed as elements of
-                                     // elem_dims (CONTRACT A28); set by make_field
-    bool texture = false;            // a texture's private storage, shape (D, H, W) (A39)
+    // What kernels receive, and the storage: a vector or matrix field's Array views its storage
+    // as elements of the element shape (Array::elem_rank, CONTRACT A28), a texture's is its
+    // image (A39). Rank >= 1: a 0-d field stores one element.
+    Array array;
+    std::vector<int64_t> shape;  // host shape: flat storage (CONTRACT C11), () for 0-d
+    nb::object owner;            // keeps wrapped memory alive (NumPy array, DLPack tensor)
+
+    /// The element shape of a vector (n,) or matrix (n, m) field; empty for scalar fields.
+    std::vector<int64_t> elem_dims() const {
+        const Shape& s = array.shape();
+        return {s.end() - array.elem_rank(), s.end()};
+    }
+    /// The shape indices address: the host shape of a scalar field, the array's leading
+    /// extents of a vector or matrix field.
+    std::vector<int64_t> elements() const {
+        if (!array.elem_rank()) return shape;
+        const Shape& s = array.shape();
+        return {s.begin(), s.end() - array.elem_rank()};
+    }
 };
 
 void init_fields(nb::module_& m);

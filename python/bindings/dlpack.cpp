@@ -328,7 +328,6 @@ nb::object from_capsule(nb::handle capsule) {
 
     Field f;
     f.shape.assign(t.shape, t.shape + t.ndim);
-    f.elements = f.shape;
     Shape storage = f.shape.empty() ? Shape(int64_t{1}) : Shape(std::span<const int64_t>(f.shape));
     f.array = empty ? empty_array(dtype, storage)
                     : Array::from_ptr(static_cast<char*>(t.data) + t.byte_offset, dtype, storage,

@@ -83,14 +83,20 @@ Extents host_shape(const Extents& elements, const Extents& elem_dims) {
     return Extents{product(all)};
 }
 
+// The shape of a vector or matrix field with its element shape: what to_numpy(vectors=True)
+// returns and from_numpy() also takes.
+Extents elementwise_shape(const Field& f) {
+    const Shape& s = f.array.shape();
+    return Extents(s.begin(), s.end());
+}
+
 Field new_field(DType dtype, const Extents& elements, const Extents& elem_dims, bool exportable) {
     Field f;
     f.shape = host_shape(elements, elem_dims);
-    f.elements = elements;
-    f.elem_dims = elem_dims;
     try {
-        f.array = exportable ? tack::exportable_zeros(dtype, storage_shape(f.shape))
-                             : tack::zeros(dtype, storage_shape(f.shape));
+        Array storage = exportable ? tack::exportable_zeros(dtype, storage_shape(f.shape))
+                                   : tack::zeros(dtype, storage_shape(f.shape));
+        f.array = elem_dims.empty() ? storage : storage.with_elements(elements, elem_dims);
     } catch (const std::bad_alloc&) {
         int64_t bytes = 0;
         (void)__builtin_mul_overflow(product(f.shape), int64_t{size_bytes(dtype)}, &bytes);
@@ -138,9 +144,7 @@ void from_numpy(Field& f, nb::handle arr) {
     require_ndarray(arr);
     if (!f.array.writable()) raise_python(PyExc_RuntimeError, "Cannot write to a read-only field");
     Extents got = nb::cast<Extents>(arr.attr("shape"));
-    Extents elementwise = f.elements;
-    elementwise.insert(elementwise.end(), f.elem_dims.begin(), f.elem_dims.end());
-    if (got != f.shape && (f.elem_dims.empty() || got != elementwise)) {
+    if (got != f.shape && (!f.array.elem_rank() || got != elementwise_shape(f))) {
         raise_python(PyExc_ValueError, "Shape mismatch: field is " + shape_text(f.shape) +
                                            ", got " + shape_text(got));
     }
@@ -162,11 +166,7 @@ nb::object read_into_numpy(const Field& f, const Extents& shape) {
 }
 
 nb::object to_numpy(const Field& f, bool vectors) {
-    if (vectors && !f.elem_dims.empty()) {
-        Extents shape = f.elements;
-        shape.insert(shape.end(), f.elem_dims.begin(), f.elem_dims.end());
-        return read_into_numpy(f, shape);
-    }
+    if (vectors && f.array.elem_rank()) return read_into_numpy(f, elementwise_shape(f));
     return read_into_numpy(f, f.shape);
 }
 
@@ -196,20 +196,18 @@ void fill(Field& f, nb::handle value) {
         f.array.fill_scalar(s);
         return;
     }
-    if (f.elem_dims.empty()) {
+    if (!f.array.elem_rank()) {
         raise_python(PyExc_TypeError,
                      "fill() takes a scalar for a field of scalars, got " + python_type(value));
     }
     nb::object element = numpy().attr("asarray")(value, numpy_name(f.array.dtype()));
     Extents got = nb::cast<Extents>(element.attr("shape"));
-    if (got != f.elem_dims) {
+    if (got != f.elem_dims()) {
         raise_python(PyExc_ValueError, "fill() got a value of shape " + shape_text(got) +
                                            "; the elements of this field have shape " +
-                                           shape_text(f.elem_dims));
+                                           shape_text(f.elem_dims()));
     }
-    Extents shape = f.elements;
-    shape.insert(shape.end(), f.elem_dims.begin(), f.elem_dims.end());
-    from_numpy(f, numpy().attr("broadcast_to")(element, to_tuple(shape)));
+    from_numpy(f, numpy().attr("broadcast_to")(element, to_tuple(elementwise_shape(f))));
 }
 
 nb::object reshape(const Field& f, nb::handle shape) {
@@ -221,8 +219,6 @@ nb::object reshape(const Field& f, nb::handle shape) {
     }
     Field view = f;
     view.shape = want;
-    view.elements = want;
-    view.elem_dims.clear();
     view.array = f.array.reshape(storage_shape(want));
     return make_field(std::move(view));
 }
@@ -241,13 +237,14 @@ nb::object converted(const Field& f, DType dtype) {
 // One integer index per element dimension, or f[None] for a 0-d field; negatives count from
 // the end (CONTRACT C12).
 [[noreturn]] void bad_index(const Field& f) {
-    size_t rank = f.elements.size();
+    Extents elements = f.elements();
+    size_t rank = elements.size();
     if (rank == 0) {
         raise_python(PyExc_TypeError,
                      "A zero-dimensional field is read with f[None] (or f[()]); it takes no "
                      "integer indices");
     }
-    raise_python(PyExc_TypeError, "A field of shape " + shape_text(f.elements) + " takes " +
+    raise_python(PyExc_TypeError, "A field of shape " + shape_text(elements) + " takes " +
                                       std::to_string(rank) + " integer " +
                                       (rank == 1 ? "index" : "indices") +
                                       " (slices are not supported: use to_numpy() or reshape())");
@@ -263,7 +260,8 @@ bool index_value(const Field& f, nb::handle h, size_t d, int64_t& out) {
     long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
     if (x == -1 && PyErr_Occurred()) throw nb::python_error();
     if (overflow != 0) {
-        std::string size = d < f.elements.size() ? std::to_string(f.elements[d]) : "?";
+        Extents elements = f.elements();
+        std::string size = d < elements.size() ? std::to_string(elements[d]) : "?";
         raise_python(PyExc_IndexError, "index " + nb::cast<std::string>(nb::str(v)) +
                                            " is out of bounds for axis " + std::to_string(d) +
                                            " with size " + size);
@@ -273,13 +271,14 @@ bool index_value(const Field& f, nb::handle h, size_t d, int64_t& out) {
 }
 
 int64_t flat_element(const Field& f, nb::handle index) {
+    Extents elements = f.elements();
     Extents idx;
     if (index.is_none()) {
-        if (!f.elements.empty()) {
+        if (!elements.empty()) {
             raise_python(PyExc_TypeError,
                          "f[None] reads a zero-dimensional field; this field has shape " +
-                             shape_text(f.elements) + " and takes " +
-                             std::to_string(f.elements.size()) + " integer indices");
+                             shape_text(elements) + " and takes " +
+                             std::to_string(elements.size()) + " integer indices");
         }
     } else if (PyTuple_Check(index.ptr())) {
         size_t d = 0;
@@ -293,10 +292,10 @@ int64_t flat_element(const Field& f, nb::handle index) {
         if (!index_value(f, index, 0, k)) bad_index(f);
         idx.push_back(k);
     }
-    if (idx.size() != f.elements.size()) bad_index(f);
+    if (idx.size() != elements.size()) bad_index(f);
     int64_t flat = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
-        int64_t extent = f.elements[d];
+        int64_t extent = elements[d];
         int64_t k = idx[d] < 0 ? idx[d] + extent : idx[d];
         if (k < 0 || k >= extent) {
             raise_python(PyExc_IndexError, "index " + std::to_string(idx[d]) +
@@ -310,12 +309,13 @@ int64_t flat_element(const Field& f, nb::handle index) {
 
 nb::object getitem(const Field& f, nb::handle index) {
     int64_t flat = flat_element(f, index);
-    if (f.elem_dims.empty()) {
+    if (!f.array.elem_rank()) {
         int64_t storage_index = flat;
         return scalar_to_python(f.array.reshape(Shape(f.array.size())).at({storage_index}));
     }
-    int64_t n = product(f.elem_dims);
-    nb::object out = numpy().attr("empty")(to_tuple(f.elem_dims), numpy_name(f.array.dtype()));
+    Extents elem_dims = f.elem_dims();
+    int64_t n = product(elem_dims);
+    nb::object out = numpy().attr("empty")(to_tuple(elem_dims), numpy_name(f.array.dtype()));
     BufferView view(out, true);
     size_t elem = static_cast<size_t>(size_bytes(f.array.dtype()));
     f.array.buffer()->read_in_order(storage_offset(f.array) + static_cast<size_t>(flat * n) * elem,
@@ -333,7 +333,6 @@ nb::object field_from_ptr(uint64_t address, nb::handle dtype, nb::handle shape, 
                           nb::object owner) {
     Field f;
     f.shape = shape_arg(shape);
-    f.elements = f.shape;
     f.array = Array::from_ptr(reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
                               dtype_arg(dtype), storage_shape(f.shape), writable);
     f.owner = std::move(owner);
@@ -384,7 +383,7 @@ nb::object array_protocol(const Field& f, nb::handle dtype, nb::handle copy) {
 }
 
 std::string field_repr(const Field& f) {
-    std::string kind = f.elem_dims.empty() ? "" : ", elements=" + shape_text(f.elem_dims);
+    std::string kind = f.array.elem_rank() ? ", elements=" + shape_text(f.elem_dims()) : "";
     return "tack.Field(shape=" + shape_text(f.shape) + ", dtype=tack." + name(f.array.dtype()) +
            kind + (f.array.writable() ? "" : ", read-only") + ")";
 }
@@ -392,8 +391,6 @@ std::string field_repr(const Field& f) {
 }  // namespace
 
 nb::object make_field(Field f) {
-    f.kernel = f.elem_dims.empty() ? f.array : f.array.with_elements(f.elements, f.elem_dims);
-    if (f.texture) f.kernel = f.array.as_texture();
     return nb::cast(std::move(f));
 }
 
@@ -441,8 +438,7 @@ nb::object texture_storage_of(const Field& source, int64_t w, int64_t h, int64_t
         nb::gil_scoped_release release;
         t.array = source.array.reshape(Shape{d, h, w}).texture_snapshot();
     }
-    t.shape = t.elements = Extents{d, h, w};
-    t.texture = true;
+    t.shape = Extents{d, h, w};
     return make_field(std::move(t));
 }
 
@@ -463,10 +459,10 @@ void init_fields(nb::module_& m) {
         .def_prop_ro("writable", [](const Field& f) { return f.array.writable(); })
         .def_prop_ro("device", [](const Field& f) { return f.array.device(); })
         .def_prop_ro("address", [](const Field& f) { return f.array.address(); })
-        .def_prop_ro("element_shape", [](const Field& f) { return to_tuple(f.elem_dims); })
+        .def_prop_ro("element_shape", [](const Field& f) { return to_tuple(f.elem_dims()); })
         .def_prop_ro(
             "vector_n",
-            [](const Field& f) { return f.elem_dims.size() == 1 ? f.elem_dims[0] : int64_t{0}; })
+            [](const Field& f) { return f.array.elem_rank() == 1 ? f.elem_dims()[0] : int64_t{0}; })
         .def("__len__", [](const Field& f) { return f.shape.empty() ? 0 : f.shape[0]; })
         .def("from_numpy", &from_numpy, nb::arg("arr"))
         .def("to_numpy", &to_numpy, nb::arg("vectors") = false)
@@ -539,7 +535,7 @@ void init_fields(nb::module_& m) {
         } catch (const std::bad_alloc&) {
             raise_python(PyExc_MemoryError, "Cannot allocate arange(" + std::to_string(n) + ")");
         }
-        f.shape = f.elements = Extents{n};
+        f.shape = Extents{n};
         note_device_used();
         return make_field(std::move(f));
     });

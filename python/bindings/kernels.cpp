@@ -63,10 +63,10 @@ class ArgPack {
         bool any_f64 = false;
         for (size_t i = 0; i < n_; ++i) {
             if (Field* f = field_ptr(args[i])) {
-                out[i].array = &f->kernel;
+                out[i].array = &f->array;
                 any_f64 |= f->array.dtype() == DType::f64;
             } else if (nb::object storage; Field* t = texture_storage(args[i], storage)) {
-                out[i].array = &t->kernel;  // textures are f32 and never make floats f64 (B2)
+                out[i].array = &t->array;  // textures are f32 and never make floats f64 (B2)
                 storages_.push_back(std::move(storage));
             }
         }

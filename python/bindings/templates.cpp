@@ -356,9 +356,9 @@ struct Expander {
         // Extra arguments: fields, then scalars, each sorted by name, then nested templates'.
         for (auto& [name, f] : attrs.fields) {
             sema::TemplateMember& m = member(members, name, Kind::Field);
-            auto shape = f->kernel.shape();
+            auto shape = f->array.shape();
             m.shape.assign(shape.begin(), shape.end());
-            extras.push_back(detail::Arg{&f->kernel, {}, -1});
+            extras.push_back(detail::Arg{&f->array, {}, -1});
         }
         for (auto& [name, v] : attrs.scalars) {
             member(members, name, Kind::Scalar);

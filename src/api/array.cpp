@@ -321,6 +321,7 @@ Array Array::copy() const {
     // Device memory: the backend queues the copy with its launches, with no host round trip.
     if (!host_data()) {
         Array out = empty_array(dtype_, shape_, device());
+        out.elem_rank_ = elem_rank_;
         if (out.buffer_->backend().copy_array(*out.buffer_, *buffer_, nbytes())) return out;
     }
     return astype(dtype_);
@@ -338,6 +339,7 @@ Array Array::astype(DType dtype) const {
         runtime::convert_elements(dtype_, src.data(), dtype, tmp.data(), count);
         out.buffer_->write(0, tmp.data(), tmp.size());
     }
+    out.elem_rank_ = elem_rank_;  // a field of vectors stays one (a texture's copy is storage)
     return out;
 }
 

@@ -51,6 +51,35 @@ def cross(a, b, out, lengths):
     }
 }
 
+// A copy or a converted copy of a field of vectors is still one: kernels see its elements.
+TEST(E2EVectors, CopiesKeepTheElementShape) {
+    tack::Kernel k = kernel(R"(
+@tack.kernel
+def norms(a, out):
+    for i in range(len(a)):
+        out[i] = a[i].norm_sqr()
+)",
+                            "norms");
+    const int n = 5;
+    std::vector<double> av(3 * n);
+    for (int j = 0; j < 3 * n; ++j)
+        av[j] = 0.5 * j;
+    const std::int64_t elems[] = {n}, three[] = {3};
+    tack::Array a = tack::Array::from_host(av, {n, 3}).with_elements(elems, three);
+    for (const tack::Array& c : {a.copy(), a.astype(tack::f32)}) {
+        ASSERT_EQ(c.elem_rank(), 1);
+        tack::Array out = tack::zeros(tack::f64, {n});
+        k(c, out);
+        std::vector<double> got = out.to_host<double>();
+        for (int i = 0; i < n; ++i) {
+            double want = 0;
+            for (int d = 0; d < 3; ++d)
+                want += av[3 * i + d] * av[3 * i + d];
+            ASSERT_EQ(got[i], want) << i;
+        }
+    }
+}
+
 TEST(E2EVectors, MatrixVectorProductAndInverse) {
     tack::Kernel k = kernel(R"(
 @tack.kernel
