@@ -4,13 +4,14 @@
 #   fuzz_frontend     lex, parse, validate, lower, passes          SECONDS
 #   fuzz_compile      ... plus LLVM IR and the four C dialects     SECONDS / 2
 #   fuzz_cache_entry  the disk-cache entry decoder                 SECONDS / 6
+#   fuzz_arguments    tackc's --args and --shapes parsers          SECONDS / 6
 # Fails on any crash, hang (-timeout), leak or sanitizer report.
-#   scripts/fuzz.sh [BUILD=build-fuzz] [SECONDS=60] [TARGETS="fuzz_frontend fuzz_compile fuzz_cache_entry"]
+#   scripts/fuzz.sh [BUILD=build-fuzz] [SECONDS=60] [TARGETS="fuzz_frontend fuzz_compile fuzz_cache_entry fuzz_arguments"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-fuzz}
 SECONDS_TO_RUN=${2:-60}
-TARGETS=${3:-fuzz_frontend fuzz_compile fuzz_cache_entry}
+TARGETS=${3:-fuzz_frontend fuzz_compile fuzz_cache_entry fuzz_arguments}
 if ! command -v clang++-19 >/dev/null; then echo "fuzz: clang++-19 missing" >&2; exit 1; fi
 # The compile-path target needs the code generators: an older front-only tree is reconfigured.
 if [ -f "$BUILD/CMakeCache.txt" ] && grep -q '^TACK_FRONT_ONLY:BOOL=ON' "$BUILD/CMakeCache.txt"; then
@@ -29,6 +30,9 @@ for target in $TARGETS; do
   case $target in
     fuzz_compile) t=$((SECONDS_TO_RUN / 2)); dir=$corpus-compile; mkdir -p "$dir"; cp "$corpus"/* "$dir"/ ;;
     fuzz_cache_entry) t=$((SECONDS_TO_RUN / 6)); dir=$BUILD/corpus-cache ;;
+    fuzz_arguments) t=$((SECONDS_TO_RUN / 6)); dir=$BUILD/corpus-arguments; mkdir -p "$dir"
+      printf 'f32[:],f32x3[:,:],tex3d,i32\n64;32,32;4,4,4' >"$dir/seed"
+      printf 'f32x2x2[],u8[:,:,:,:]\n;1,2,3,4' >"$dir/seed2" ;;
     *) t=$SECONDS_TO_RUN; dir=$corpus ;;
   esac
   [ "$t" -ge 1 ] || t=1
