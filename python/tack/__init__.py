@@ -109,10 +109,14 @@ __all__ = [
 ]
 
 
+# Submodules that load on first use, keeping `import tack` cheap: tack.random imports NumPy
+# (its host-side mirrors), tack.runtime is the capability query, tack.algorithms the library
+# kernels. Kernels name them after a plain `import tack` too (tack._names reads this list).
+_LAZY_SUBMODULES = ("algorithms", "random", "runtime")
+
+
 def __getattr__(name):
-    # tack.random imports NumPy (its host-side mirrors) and tack.runtime is the capability query
-    # module: both load on first use, keeping `import tack` cheap.
-    if name in ("random", "runtime"):
+    if name in _LAZY_SUBMODULES:
         import importlib
 
         return importlib.import_module("." + name, __name__)

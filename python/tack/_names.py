@@ -19,6 +19,7 @@ The core memoizes each answer per function, so bindings are read once.
 
 import builtins
 import math as _math
+import sys as _sys
 import types
 
 from . import _tack
@@ -97,6 +98,14 @@ def classify(obj, name=None):
     return ("other", _describe(obj))
 
 
+def _lazy_submodule(module, name):
+    """Whether `module.name` is one of tack's submodules that load on first use: looking one
+    up imports it (any other module attribute is read from the module's dict, running no
+    code)."""
+    package = _sys.modules.get(__package__)
+    return module is package and name in getattr(package, "_LAZY_SUBMODULES", ())
+
+
 def resolver(fn):
     """The resolve(dotted_name) function for `fn`'s namespace."""
     code = fn.__code__
@@ -135,7 +144,9 @@ def resolver(fn):
             try:
                 obj = vars(obj)[part]
             except KeyError:
-                return ("other", f"'{part}', which module '{obj.__name__}' does not define")
+                if not _lazy_submodule(obj, part):
+                    return ("other", f"'{part}', which module '{obj.__name__}' does not define")
+                obj = getattr(obj, part)  # imports it, as the host's tack.random.x would
         answer = classify(obj, parts[-1])
         if answer[0] == "other" and isinstance(obj, (int, float)) and not isinstance(obj, bool):
             kind = "float" if isinstance(obj, float) else "int"

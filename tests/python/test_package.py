@@ -22,6 +22,16 @@ def run_python(code):
     return r.stdout
 
 
+def run_script(tmp_path, code):
+    """run_python for code that defines kernels (they need their source in a file)."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       env=python_env())
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 def test_package_has_no_python_side_parser_or_code_generator():
     forbidden = ("import ast", "from ast", "ast.parse", "compile(", "llvmlite", "import dis")
     for path in PACKAGE.rglob("*.py"):
@@ -67,6 +77,45 @@ def test_import_loads_no_heavy_modules():
                        env=python_env())
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+def test_lazy_submodules_resolve_in_kernels_after_import_tack(tmp_path):
+    # NumPy users expect numpy.random after `import numpy`: a kernel names tack.random after a
+    # plain `import tack`, which leaves it unloaded until then (issue 24).
+    out = run_script(tmp_path, """
+        import sys, numpy as np, tack
+        print("tack.random" in sys.modules)
+        @tack.kernel
+        def k(out, frame):
+            for i in range(out.shape[0]):
+                u, state = tack.random.uniform(tack.random.seed(i, frame))
+                out[i] = u
+        f = tack.zeros(tack.f32, 16)
+        k(f, 3)
+        want, _ = tack.random.np_uniform(tack.random.np_seed(np.arange(16), 3))
+        print(np.array_equal(f.to_numpy(), want))
+        print(callable(tack.algorithms.exclusive_scan))
+    """)
+    assert out.split() == ["False", "True", "True"]
+
+
+def test_other_module_attributes_are_read_without_running_code(tmp_path):
+    # Only tack's own lazy submodules are imported by a lookup; a module __getattr__ elsewhere
+    # is never called (name resolution runs no user code).
+    (tmp_path / "lazy_mod.py").write_text("def __getattr__(name):\n    raise SystemExit(3)\n")
+    out = run_script(tmp_path, f"""
+        import sys; sys.path.insert(0, {str(tmp_path)!r})
+        import tack, lazy_mod
+        @tack.kernel
+        def k(out):
+            for i in range(out.shape[0]):
+                out[i] = lazy_mod.value
+        try:
+            k(tack.zeros(tack.f32, 4))
+        except NameError as e:
+            print("does not define" in str(e))
+    """)
+    assert out.split() == ["True"]
 
 
 LAZY_LLVM = (PACKAGE / "_tack_llvm.so").exists()
