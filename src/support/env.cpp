@@ -76,7 +76,12 @@ bool env_flag(const char* name) {
 std::optional<long long> env_integer(const char* name) {
     auto value = env_string(name);
     if (!value || value->empty()) return std::nullopt;
-    return parse_python_int(*value);
+    try {
+        return parse_python_int(*value);
+    } catch (const diag::CompileError& e) {  // say which variable, then what int() says
+        diag::raise(diag::ErrorKind::ValueError,
+                    std::string(name) + " must be an integer: " + e.first().message);
+    }
 }
 
 std::optional<int> env_cpu_threads() {

@@ -151,3 +151,17 @@ def test_short_steps_are_probed_in_fresh_processes(tmp_path):
         out = json.loads(r.stdout.strip().splitlines()[-1])
         assert out["ok"]
         assert out["fan_outs"] > 0, f"attempt {attempt}: 60 calls, never fanned out"
+
+
+def test_a_bad_thread_count_names_the_variable(tmp_path):
+    # issue 24: the error was int()'s alone ("invalid literal for int() with base 10: 'abc'").
+    r = run_child(tmp_path, """
+        import tack
+        try:
+            tack.zeros(tack.f32, 4)
+        except ValueError as e:
+            print(e)
+    """, TACK_CPU_THREADS="abc")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == ("TACK_CPU_THREADS must be an integer: invalid literal for int() "
+                                "with base 10: 'abc'")

@@ -88,7 +88,9 @@ TEST(ThreadCount, NonIntegerIsValueError) {
         } catch (const diag::CompileError& e) {
             EXPECT_EQ(e.first().kind, diag::ErrorKind::ValueError);
             EXPECT_EQ(e.first().message,
-                      std::string("invalid literal for int() with base 10: '") + text + "'");
+                      std::string("TACK_CPU_THREADS must be an integer: invalid literal for "
+                                  "int() with base 10: '") +
+                          text + "'");
         }
     }
 }
