@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <string>
 
 #include "ir/ir.hpp"
 
@@ -271,6 +272,29 @@ const Builtin* find(std::string_view name) {
 
 std::span<const Builtin> all() {
     return kTable;
+}
+
+std::string call_form(const Signature& s) {
+    std::string form = std::string(s.name) + "(";
+    for (const Param& p : s.parameters()) {
+        if (&p != s.params.data()) form += ", ";
+        if (p.variadic) form += "*";
+        form += p.name;
+        if (p.optional) form += "=" + std::string(p.default_value);
+    }
+    return form + ")";
+}
+
+std::string arity_error(const Signature& s, std::size_t given) {
+    auto args = [](int n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); };
+    int lo = s.min_args(), hi = s.max_args();
+    std::string want = hi == 0    ? "no arguments"
+                       : hi < 0   ? "at least " + args(lo)
+                       : lo == hi ? args(lo)
+                       : lo == 0  ? "at most " + args(hi)
+                                  : std::to_string(lo) + " to " + args(hi);
+    std::string text = "takes " + want + " (" + std::to_string(given) + " given)";
+    return s.param_count == 0 ? text : text + ": " + call_form(s);
 }
 
 }  // namespace tack::builtins

@@ -7,7 +7,9 @@
 // the Python package (its device-only objects and their stubs, through _tack._builtins()) all
 // read this table; nothing else lists intrinsics.
 
+#include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "builtins/signature.hpp"
@@ -135,5 +137,15 @@ struct Method {
 /// nullptr when `name` is not a method.
 const Method* find_method(std::string_view name);
 std::span<const Method> methods();  // sorted by name
+
+/// The call as a user writes it: the parameters' names with their defaults and the `*`,
+/// without the types (the vocabulary is the docs' and the stubs', not the caller's):
+/// "clamp(x, lo, hi)", "range(start, stop=..., step=1)", "max(a, b, *rest)", "norm(eps=0)".
+std::string call_form(const Signature& s);
+
+/// What validation and lowering say to a call with `given` arguments that `s` refuses, after
+/// the callee's name: "takes 3 arguments (2 given): clamp(x, lo, hi)"; a signature without
+/// parameters is its name already, "takes no arguments (1 given)".
+std::string arity_error(const Signature& s, std::size_t given);
 
 }  // namespace tack::builtins

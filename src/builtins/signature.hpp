@@ -73,8 +73,9 @@ constexpr std::string_view to_string(Type t) {
 struct Param {
     std::string_view name;
     Type type = Type::Any;
-    bool optional = false;  // `name: T = default`
-    bool variadic = false;  // `*name: T`: the last parameter, any number of arguments
+    bool optional = false;           // `name: T = default`
+    bool variadic = false;           // `*name: T`: the last parameter, any number of arguments
+    std::string_view default_value;  // the default's text when optional: "1", "..."
 };
 
 inline constexpr int kMaxParams = 4;
@@ -147,7 +148,8 @@ constexpr Param parse_param(std::string_view item) {
     size_t eq = rest.find('=');
     p.type = type_named(trim(rest.substr(0, eq)));
     if (eq != std::string_view::npos) {
-        if (trim(rest.substr(eq + 1)).empty())
+        p.default_value = trim(rest.substr(eq + 1));
+        if (p.default_value.empty())
             throw std::invalid_argument("builtin signature: `=` without a default");
         p.optional = true;
     }

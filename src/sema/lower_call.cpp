@@ -56,14 +56,10 @@ const builtins::Builtin* Lowerer::intrinsic_of(const ast::Call& e) const {
     return nullptr;
 }
 
-void Lowerer::check_arity(const ast::Call& e, const std::string& name, int lo, int hi) const {
+void Lowerer::check_arity(const ast::Call& e, const builtins::Signature& s) const {
     int n = static_cast<int>(e.args.size());
-    if (n >= lo && (hi < 0 || n <= hi)) return;
-    std::string want = lo == hi ? std::to_string(lo)
-                       : hi < 0 ? "at least " + std::to_string(lo)
-                                : std::to_string(lo) + " to " + std::to_string(hi);
-    type_error(name + "() takes " + want + " argument(s) but " + std::to_string(n) + " were given",
-               e.range);
+    if (n >= s.min_args() && (s.max_args() < 0 || n <= s.max_args())) return;
+    type_error(std::string(s.name) + "() " + builtins::arity_error(s, e.args.size()), e.range);
 }
 
 DType Lowerer::float_result(const std::vector<ir::ExprPtr>& args) const {
@@ -91,7 +87,7 @@ Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want
         return (*results)[0];
     }
     if (const builtins::Builtin* b = intrinsic_of(e)) {
-        check_arity(e, std::string(b->name), b->min_args, b->max_args);
+        check_arity(e, b->signature);
         Val v = lower_intrinsic(*b, e, out, hint, want_value);
         if (want_value && v.empty()) {
             fail(ErrorKind::UnsupportedSyntax, std::string(b->name) + "() has no value", e.range);
@@ -103,7 +99,9 @@ Val Lowerer::lower_call(const ast::Call& e, ir::Block& out, Hint hint, bool want
         if (const Binding* a = array_binding(*attr->value); a && a->is(Type::Kind::Texture)) {
             if (attr->attr != "sample") {
                 fail(ErrorKind::UnsupportedSyntax,
-                     "a texture has one method, sample(u, v, w), not '" + attr->attr + "'",
+                     "a texture has one method, " +
+                         builtins::call_form(builtins::find_method("sample")->signature) +
+                         ", not '" + attr->attr + "'",
                      e.range);
             }
             return lower_sample(e, *a, out);
@@ -529,7 +527,7 @@ Val Lowerer::lower_select(const ast::Call& e, ir::Block& out, Hint hint) {
 
 ir::BufferPtr Lowerer::lower_alloc(const ast::Call& e, const std::string& name,
                                    const std::string& var, ir::Block& out) {
-    check_arity(e, name, 2, 2);
+    check_arity(e, builtins::find(name)->signature);
     bool like = name.ends_with("_like");
     std::optional<DType> elem =
         like ? array_of(*e.args[0], name.c_str()).buffer->elem : dtype_of(*e.args[0]);

@@ -291,7 +291,8 @@ class Lowerer {
     Val lower_select(const ast::Call& e, ir::Block& out, Hint hint);
     ir::BufferPtr lower_alloc(const ast::Call& e, const std::string& name, const std::string& var,
                               ir::Block& out);
-    void check_arity(const ast::Call& e, const std::string& name, int lo, int hi) const;
+    /// A TypeError naming the signature's call form when `e` passes a count it refuses.
+    void check_arity(const ast::Call& e, const builtins::Signature& s) const;
     DType float_result(const std::vector<ir::ExprPtr>& args) const;
 
     // ---- @tack.func inlining (lower_inline.cpp) ---------------------------------------------

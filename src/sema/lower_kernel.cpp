@@ -177,15 +177,15 @@ ir::ExprPtr Lowerer::dim_expr(const ast::Expr& e) {
 std::vector<ir::LoopDim> Lowerer::loop_dims(const ast::For& loop) {
     const auto& call = static_cast<const ast::Call&>(*loop.iter);
     std::vector<std::array<const ast::Expr*, 3>> parts;  // start, end, step (null: default)
-    if (intrinsic_of(call)->name == "range") {
-        check_arity(call, "range", 1, 3);
+    const builtins::Builtin& iter = *intrinsic_of(call);
+    check_arity(call, iter.signature);
+    if (iter.name == "range") {
         const auto& a = call.args;
         if (a.size() == 1)
             parts.push_back({nullptr, a[0].get(), nullptr});
         else
             parts.push_back({a[0].get(), a[1].get(), a.size() == 3 ? a[2].get() : nullptr});
     } else {
-        check_arity(call, "ndrange", 1, -1);
         for (const auto& a : call.args) {
             const auto* pair = a->as<ast::Tuple>();
             if (pair && pair->elts.size() != 2) {

@@ -273,7 +273,7 @@ void Lowerer::lower_while(const ast::While& s, ir::Block& out) {
 }
 
 std::vector<ir::ExprPtr> Lowerer::range_args(const ast::Call& call, ir::Block& out) {
-    check_arity(call, "range", 1, 3);
+    check_arity(call, builtins::find("range")->signature);
     std::vector<const ast::Expr*> es;
     for (const auto& a : call.args)
         es.push_back(a.get());

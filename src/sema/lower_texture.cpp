@@ -7,11 +7,7 @@
 namespace tack::sema::lower {
 
 Val Lowerer::lower_sample(const ast::Call& e, const Binding& tex, ir::Block& out) {
-    if (e.args.size() != 3) {
-        type_error("sample() takes 3 arguments (u, v, w) but " + std::to_string(e.args.size()) +
-                       " were given",
-                   e.range);
-    }
+    check_arity(e, builtins::find_method("sample")->signature);
     std::vector<const ast::Expr*> es = {e.args[0].get(), e.args[1].get(), e.args[2].get()};
     std::vector<ir::ExprPtr> uvw = lower_operands(es, out, DType::f32);
     std::array<ir::ExprPtr, 3> coord;

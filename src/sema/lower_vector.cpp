@@ -287,15 +287,6 @@ struct MethodCtx {
     [[noreturn]] void bad(const std::string& why) const {
         l.fail(ErrorKind::UnsupportedSyntax, name + "() " + why, e.range);
     }
-    void arity(size_t lo, size_t hi) const {
-        if (args.size() < lo || args.size() > hi) {
-            std::string want =
-                lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
-            l.type_error(name + "() takes " + want + " argument(s) but " +
-                             std::to_string(args.size()) + " were given",
-                         e.range);
-        }
-    }
     void need_vector() const {
         if (!v.shape.is_vector()) bad("needs a vector, not a " + v.shape.text());
     }
@@ -477,7 +468,7 @@ Val Lowerer::lower_method(const ast::Call& e, const ast::Attribute& callee, ir::
     MethodCtx m{*this, e, name, keep(std::move(v), out), {}, out};
     for (auto& a : args)
         m.args.push_back(keep(std::move(a), out));
-    m.arity(static_cast<size_t>(method->min_args), static_cast<size_t>(method->max_args));
+    check_arity(e, method->signature);
     if (method->receiver == builtins::Receiver::Vector) m.need_vector();
     if (method->receiver == builtins::Receiver::Matrix) m.need_matrix();
     return it->second(m);

@@ -40,12 +40,6 @@ std::string plural(size_t n, const char* word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
-std::string arity_text(const builtins::Builtin& b) {
-    if (b.max_args < 0) return "at least " + plural(static_cast<size_t>(b.min_args), "argument");
-    if (b.min_args == b.max_args) return plural(static_cast<size_t>(b.min_args), "argument");
-    return std::to_string(b.min_args) + " to " + std::to_string(b.max_args) + " arguments";
-}
-
 bool is_literal_nonpositive_step(const Expr& step) {
     if (auto* i = step.as<IntLit>()) return i->value == 0 && !i->overflow;
     if (auto* f = step.as<FloatLit>()) return f->value <= 0;
@@ -792,8 +786,7 @@ void Validator::builtin_call(const Call& c, const builtins::Builtin& b, Use use)
     } else if (n < static_cast<size_t>(b.min_args) ||
                (b.max_args >= 0 && n > static_cast<size_t>(b.max_args))) {
         emit(ErrorKind::TypeError, c.range,
-             name + " " + at(c.range) + " takes " + arity_text(b) + " (" + std::to_string(n) +
-                 " given)");
+             name + " " + at(c.range) + " " + builtins::arity_error(b.signature, n));
     }
     if (b.category == builtins::Category::Workgroup && b.needs_workgroups && b.value_ok &&
         b.max_args > 0 && conditional_ > 0) {

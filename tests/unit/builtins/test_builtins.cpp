@@ -241,6 +241,34 @@ TEST(BuiltinSignatures, ParsesParametersAndResult) {
     static_assert(none.param_count == 0 && none.max_args() == 0);
 }
 
+// What arity messages show: the call with the parameters' names, defaults and `*`, no types.
+TEST(BuiltinSignatures, CallFormsAndArityErrors) {
+    EXPECT_EQ(call_form(get("clamp").signature), "clamp(x, lo, hi)");
+    EXPECT_EQ(call_form(get("range").signature), "range(start, stop=..., step=1)");
+    EXPECT_EQ(call_form(get("max").signature), "max(a, b, *rest)");
+    EXPECT_EQ(call_form(get("print").signature), "print(*values)");
+    EXPECT_EQ(call_form(get("barrier").signature), "barrier()");
+    EXPECT_EQ(call_form(get("Matrix.identity").signature), "Matrix.identity(n)");
+    EXPECT_EQ(call_form(find_method("norm")->signature), "norm(eps=0)");
+    EXPECT_EQ(call_form(find_method("sample")->signature), "sample(u, v, w)");
+
+    EXPECT_EQ(arity_error(get("clamp").signature, 2),
+              "takes 3 arguments (2 given): clamp(x, lo, hi)");
+    EXPECT_EQ(arity_error(get("sqrt").signature, 0), "takes 1 argument (0 given): sqrt(x)");
+    EXPECT_EQ(arity_error(get("min").signature, 1),
+              "takes at least 2 arguments (1 given): min(a, b, *rest)");
+    EXPECT_EQ(arity_error(get("range").signature, 4),
+              "takes 1 to 3 arguments (4 given): range(start, stop=..., step=1)");
+    EXPECT_EQ(arity_error(find_method("norm")->signature, 2),
+              "takes at most 1 argument (2 given): norm(eps=0)");
+    EXPECT_EQ(arity_error(get("thread_id").signature, 1), "takes no arguments (1 given)");
+    // Every row's form starts with its name and shows no types.
+    for (const Builtin& b : all()) {
+        EXPECT_TRUE(call_form(b.signature).starts_with(std::string(b.name) + "(")) << b.name;
+        EXPECT_EQ(call_form(b.signature).find(':'), std::string::npos) << b.name;
+    }
+}
+
 TEST(BuiltinSignatures, MalformedTextIsRefused) {
     for (const char* text : {
              "clamp(x: Value, lo: Value",                         // no closing parenthesis

@@ -243,6 +243,29 @@ TEST(LowerBasic, ArityMismatch) {
               std::string::npos);
 }
 
+// Lowering checks arity too: a method's (only lowering knows the receiver) and, again, a
+// builtin's (lowering also runs without validation, as here). Both show the row's call form.
+TEST(LowerBasic, ArityErrorsShowTheCallForm) {
+    const std::string v = "v = tack.Vector([x[i], 1.0, 2.0])";
+    EXPECT_EQ(lower_error(kernel1("x", {v, "x[i] = v.norm(1.0, 2.0)"}), {arr(f32)}),
+              "TypeError: Kernel 'k': norm() takes at most 1 argument (2 given): norm(eps=0) at "
+              "line 8, column 16");
+    EXPECT_EQ(lower_error(kernel1("x", {v, "x[i] = v.dot()"}), {arr(f32)}),
+              "TypeError: Kernel 'k': dot() takes 1 argument (0 given): dot(other) at line 8, "
+              "column 16");
+    EXPECT_EQ(
+        lower_error(kernel1("x, t", {"x[i] = t.sample(0.5, 0.5)"}), {arr(f32), Type::texture()}),
+        "TypeError: Kernel 'k': sample() takes 3 arguments (2 given): sample(u, v, w) at "
+        "line 7, column 16");
+    EXPECT_EQ(
+        lower_error(kernel1("x", {"for j in range(1, 2, 3, 4):", "    x[i] = 0.0"}), {arr(f32)}),
+        "TypeError: Kernel 'k': range() takes 1 to 3 arguments (4 given): "
+        "range(start, stop=..., step=1) at line 7, column 18");
+    EXPECT_EQ(lower_error(kernel1("x", {"x[i] = tack.clamp(x[i], 0.0)"}), {arr(f32)}),
+              "TypeError: Kernel 'k': clamp() takes 3 arguments (2 given): clamp(x, lo, hi) at "
+              "line 7, column 16");
+}
+
 }  // namespace
 }  // namespace tack::sema::testing
 

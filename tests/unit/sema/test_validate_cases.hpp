@@ -175,17 +175,25 @@ inline std::vector<RejectCase> reject_cases() {
          "unsupported Call at line 6, column 13: tack.constant() is only supported at "
          "module level"});
     add("sqrt_two_arguments", kernel_with("        out[i] = tack.sqrt(x[i], 2.0)\n"),
-        {T + K + "sqrt() at line 6, column 18 takes 1 argument (2 given)"});
+        {T + K + "sqrt() at line 6, column 18 takes 1 argument (2 given): sqrt(x)"});
     add("min_one_argument", kernel_with("        out[i] = min(x[i])\n"),
-        {T + K + "min() at line 6, column 18 takes at least 2 arguments (1 given)"});
+        {T + K +
+         "min() at line 6, column 18 takes at least 2 arguments (1 given): "
+         "min(a, b, *rest)"});
     add("atomic_two_arguments", kernel_with("        tack.atomic_add(out, i)\n"),
-        {T + K + "atomic_add() at line 6, column 9 takes 3 arguments (2 given)"});
+        {T + K +
+         "atomic_add() at line 6, column 9 takes 3 arguments (2 given): "
+         "atomic_add(field, index, value)"});
     add("range_four_arguments",
         kernel_with("        for j in range(1, 2, 3, 4):\n"
                     "            out[i] = j\n"),
-        {T + K + "range() at line 6, column 18 takes 1 to 3 arguments (4 given)"});
+        {T + K +
+         "range() at line 6, column 18 takes 1 to 3 arguments (4 given): "
+         "range(start, stop=..., step=1)"});
     add("local_array_one_argument", kernel_with("        tmp = tack.local_array(tack.f32)\n"),
-        {T + K + "local_array() at line 6, column 15 takes 2 arguments (1 given)"});
+        {T + K +
+         "local_array() at line 6, column 15 takes 2 arguments (1 given): "
+         "local_array(dtype, size)"});
     add("block_sum_in_conditional_arm",
         kernel_with("        v = tack.block_sum(x[i]) if x[i] > 0 else 0.0\n        out[i] = v\n"),
         {U + K +
