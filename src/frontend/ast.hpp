@@ -334,6 +334,7 @@ struct Scope {
     int parent = -1;  // -1: the module
     std::vector<ImportBinding> imports;
     std::vector<ConstantDef> constants;
+    std::vector<ConstantDef> globals;  // as Module::globals
 };
 
 /// A parsed source file: what the kernel language understands of a Python module. Everything
@@ -343,6 +344,9 @@ struct Module {
     diag::SourceFilePtr file;
     std::vector<ImportBinding> imports;
     std::vector<ConstantDef> constants;
+    // `NAME = value` in host code (not a tack.constant): kernels cannot read NAME, and the error
+    // says what it is. `value` is set when it is a number literal (the message shows it).
+    std::vector<ConstantDef> globals;
     std::vector<std::unique_ptr<FunctionDef>> functions;  // module-level @tack.kernel / @tack.func
     std::vector<Scope> scopes;
     /// @tack.kernel / @tack.func defined inside host functions (their `scope` says where); kept

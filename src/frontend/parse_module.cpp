@@ -311,15 +311,47 @@ std::string Parser::resolve(std::string_view dotted) const {
     return std::string(dotted);
 }
 
+/// `NAME = ...` that is not a tack.constant: host code, remembered for the error a kernel that
+/// reads NAME gets (a module global, not an unknown name). At the NAME token; moves nothing.
+void Parser::note_global() {
+    size_t start = pos_;
+    ConstantDef def;
+    def.name = text(peek());
+    def.range = SourceRange{peek().begin, peek().end};
+    size_t value = peek(2).is(Tok::Minus) ? 3 : 2;
+    if ((peek(value).is(Tok::Int) || peek(value).is(Tok::Float)) &&
+        (peek(value + 1).is(Tok::Newline) || peek(value + 1).is(Tok::Semi))) {
+        pos_ = start + 2;
+        try {
+            def.value = expression();
+        } catch (const SyntaxFailure&) {  // a malformed literal: host code Python reports
+        }
+    }
+    pos_ = start;
+    (scope_ < 0 ? result_.module.globals : result_.module.scopes[scope_].globals)
+        .push_back(std::move(def));
+}
+
 /// `NAME = tack.constant(value[, dtype])`; anything else starting with a name is host code.
 bool Parser::constant_definition() {
-    if (!peek(1).is(Tok::Eq) || !peek(2).is(Tok::Name)) return false;
+    if (!peek(1).is(Tok::Eq)) return false;
+    if (!peek(2).is(Tok::Name)) {
+        note_global();
+        return false;
+    }
     size_t start = pos_;
     const Token& name = next();
     next();
     std::string callee;
     dotted_name(callee);
-    if (!at(Tok::LPar) || resolve(callee) != "tack.constant") return false;
+    if (!at(Tok::LPar) || resolve(callee) != "tack.constant") {
+        // `f32 = tack.f32` or `xp = np`: an alias, which kernels may read as what it names
+        // (the Python package follows it; here it stays unbound, as before).
+        bool alias = at(Tok::Newline) || at(Tok::Semi) || at(Tok::EndMarker);
+        pos_ = start;
+        if (!alias) note_global();
+        return false;
+    }
     pos_ = start + 2;
     try {
         ExprPtr rhs = expression();

@@ -72,6 +72,7 @@ class Parser {
     bool from_import_statement();
     bool dotted_name(std::string& out);
     bool constant_definition();
+    void note_global();
     void decorated_definition();
     void host_statement();
     void host_block(int scope, bool in_class);

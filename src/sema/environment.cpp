@@ -338,7 +338,31 @@ Resolution ModuleEnvironment::resolve(std::string_view dotted_name) const {
     for (auto it = imports.rbegin(); it != imports.rend(); ++it) {
         if (it->local_name == head) return resolve_import(*it, path);
     }
+    const auto& globals =
+        scope_ < 0 ? module_->globals : module_->scopes[static_cast<size_t>(scope_)].globals;
+    for (auto it = globals.rbegin(); it != globals.rend(); ++it) {
+        if (it->name == head) return other(global_description(*it, path.size() > 1));
+    }
     return enclosing_ ? enclosing_->resolve(dotted_name) : Resolution{};
+}
+
+// What the Python package says of the same name: a number is "a plain Python float (2.0; ...)".
+std::string ModuleEnvironment::global_description(const frontend::ConstantDef& global,
+                                                  bool attribute) const {
+    std::string hint =
+        "declare it as `" + global.name + " = tack.constant(...)` to read it in kernels";
+    if (attribute) return "an attribute of the module global '" + global.name + "'";
+    if (!global.value) {
+        int line = module_->file->line_of(global.range.begin);
+        return "a module global assigned at line " + std::to_string(line) + " (" + hint + ")";
+    }
+    const Expr* e = global.value.get();
+    if (auto* u = e->as<frontend::Unary>()) e = u->operand.get();
+    const char* kind = e->as<frontend::FloatLit>() ? "float" : "int";
+    const std::string& text = module_->file->text();
+    std::string value =
+        text.substr(global.value->range.begin, global.value->range.end - global.value->range.begin);
+    return std::string("a plain Python ") + kind + " (" + value + "; " + hint + ")";
 }
 
 }  // namespace tack::sema

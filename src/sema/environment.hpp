@@ -85,6 +85,8 @@ class ModuleEnvironment : public Environment,
 
   private:
     void evaluate_constants(const std::vector<frontend::ConstantDef>& defs);
+    /// What a host-code `NAME = value` is, for the error of a kernel that reads NAME.
+    std::string global_description(const frontend::ConstantDef& global, bool attribute) const;
 
     std::shared_ptr<const frontend::Module> module_;
     int scope_ = -1;
