@@ -412,7 +412,10 @@ inline std::vector<RejectCase> reject_cases() {
     add("global_not_constant",
         "import tack\n\nSCALE = 2.0\n\n@tack.kernel\ndef k(x, out, n):\n" + kParallel +
             "        out[i] = x[i] * SCALE\n",
-        {N + K + "name 'SCALE' at line 8, column 25 is not defined; " + kReadable});
+        {N + K +
+         "name 'SCALE' at line 8, column 25 is bound to a plain Python float (2.0; declare it "
+         "as `SCALE = tack.constant(...)` to read it in kernels), which kernels cannot read; " +
+         kReadable});
     add("numpy_constant",
         "import tack\nimport numpy as np\n\n@tack.kernel\ndef k(x, out, n):\n" + kParallel +
             "        out[i] = x[i] * np.pi\n",
