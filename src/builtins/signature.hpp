@@ -14,6 +14,7 @@
 // std::invalid_argument.
 
 #include <array>
+#include <cstddef>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -101,6 +102,12 @@ struct Signature {
     constexpr int max_args() const {
         if (param_count > 0 && params[param_count - 1].variadic) return -1;
         return param_count;
+    }
+    /// Whether a call may pass `n` arguments.
+    constexpr bool accepts(std::size_t n) const {
+        int hi = max_args();
+        return n >= static_cast<std::size_t>(min_args()) &&
+               (hi < 0 || n <= static_cast<std::size_t>(hi));
     }
 };
 

@@ -182,7 +182,7 @@ void Parser::host_statement() {
     next();
     int scope = scope_;
     if (is_def) {
-        result_.module.scopes.push_back(Scope{scope_, {}, {}});
+        result_.module.scopes.push_back(Scope{scope_, {}, {}, {}});
         scope = static_cast<int>(result_.module.scopes.size()) - 1;
     }
     host_block(scope, is_class || (in_class_ && !is_def));
@@ -210,6 +210,10 @@ std::vector<ImportBinding>& Parser::imports_here() {
 
 std::vector<ConstantDef>& Parser::constants_here() {
     return scope_ < 0 ? result_.module.constants : result_.module.scopes[scope_].constants;
+}
+
+std::vector<ConstantDef>& Parser::globals_here() {
+    return scope_ < 0 ? result_.module.globals : result_.module.scopes[scope_].globals;
 }
 
 bool Parser::dotted_name(std::string& out) {
@@ -328,8 +332,7 @@ void Parser::note_global() {
         }
     }
     pos_ = start;
-    (scope_ < 0 ? result_.module.globals : result_.module.scopes[scope_].globals)
-        .push_back(std::move(def));
+    globals_here().push_back(std::move(def));
 }
 
 /// `NAME = tack.constant(value[, dtype])`; anything else starting with a name is host code.

@@ -78,6 +78,7 @@ class Parser {
     void host_block(int scope, bool in_class);
     std::vector<ImportBinding>& imports_here();
     std::vector<ConstantDef>& constants_here();
+    std::vector<ConstantDef>& globals_here();
     DefKind decorator_kind(size_t at_token) const;
     std::string resolve(std::string_view dotted) const;
     void skip_statement();

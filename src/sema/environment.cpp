@@ -349,9 +349,9 @@ Resolution ModuleEnvironment::resolve(std::string_view dotted_name) const {
 // What the Python package says of the same name: a number is "a plain Python float (2.0; ...)".
 std::string ModuleEnvironment::global_description(const frontend::ConstantDef& global,
                                                   bool attribute) const {
+    if (attribute) return "an attribute of the module global '" + global.name + "'";
     std::string hint =
         "declare it as `" + global.name + " = tack.constant(...)` to read it in kernels";
-    if (attribute) return "an attribute of the module global '" + global.name + "'";
     if (!global.value) {
         int line = module_->file->line_of(global.range.begin);
         return "a module global assigned at line " + std::to_string(line) + " (" + hint + ")";

@@ -57,8 +57,7 @@ const builtins::Builtin* Lowerer::intrinsic_of(const ast::Call& e) const {
 }
 
 void Lowerer::check_arity(const ast::Call& e, const builtins::Signature& s) const {
-    int n = static_cast<int>(e.args.size());
-    if (n >= s.min_args() && (s.max_args() < 0 || n <= s.max_args())) return;
+    if (s.accepts(e.args.size())) return;
     type_error(std::string(s.name) + "() " + builtins::arity_error(s, e.args.size()), e.range);
 }
 

@@ -74,7 +74,9 @@ struct Binding {
     static Binding texture(ir::BufferPtr buf) {
         return Binding{Type::texture(), nullptr, {}, std::move(buf), {}};
     }
-    static Binding of_template(int id) { return Binding{Type::of_template(id)}; }
+    static Binding of_template(int id) {
+        return Binding{Type::of_template(id), nullptr, {}, nullptr, {}};
+    }
 
     bool bound() const { return type.has_value(); }
     bool is(Type::Kind k) const { return type && type->kind == k; }

@@ -783,8 +783,7 @@ void Validator::builtin_call(const Call& c, const builtins::Builtin& b, Use use)
     size_t n = c.args.size();
     if (b.max_args == 0 && n > 0) {
         reject("Call", c.range, name + " takes no arguments");
-    } else if (n < static_cast<size_t>(b.min_args) ||
-               (b.max_args >= 0 && n > static_cast<size_t>(b.max_args))) {
+    } else if (!b.signature.accepts(n)) {
         emit(ErrorKind::TypeError, c.range,
              name + " " + at(c.range) + " " + builtins::arity_error(b.signature, n));
     }
