@@ -36,11 +36,10 @@ void CudaBackend::unload(Code code) noexcept {
     api_.cuModuleUnload(static_cast<CUmodule>(code.module));
 }
 
-void CudaBackend::launch_code(Code code, unsigned groups, unsigned group, void** params,
-                              const char* what) {
+void CudaBackend::launch_code(Code code, const LaunchShape& shape, const char* what) {
     ContextScope scope(api_, context(), false, "launch with");
-    CUresult r = api_.cuLaunchKernel(static_cast<CUfunction>(code.function), groups, 1, 1, group, 1,
-                                     1, 0, stream_, params, nullptr);
+    CUresult r = api_.cuLaunchKernel(static_cast<CUfunction>(code.function), shape.groups, 1, 1,
+                                     shape.group, 1, 1, 0, stream_, shape.params, nullptr);
     if (r != CUDA_SUCCESS)
         throw RuntimeError("CUDA: cuLaunchKernel (" + std::string(what) +
                            ") failed: " + cu_error_name(api_, r));

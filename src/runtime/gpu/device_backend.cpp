@@ -135,6 +135,25 @@ std::shared_ptr<Buffer> DeviceBackend::make_texture_image(const Buffer& source,
                                          [self, image] { self->destroy_image(image); });
 }
 
+namespace {
+
+/// What each argument of a generated kernel is (launch_code's `kinds`), from its ABI.
+std::vector<DeviceBackend::ArgKind> argument_kinds(const cf::KernelAbi& abi) {
+    using Kind = DeviceBackend::ArgKind;
+    std::vector<Kind> kinds(static_cast<std::size_t>(abi.num_args), Kind::Array);
+    for (const cf::AbiParam& p : abi.params)
+        if (p.is_array && p.is_texture) kinds[std::size_t(p.arg_index)] = Kind::Texture;
+    if (abi.n_arg_index >= 0) kinds[std::size_t(abi.n_arg_index)] = Kind::Value;
+    return kinds;
+}
+
+/// The reduction kernels' arguments (cf::array_reduction_source): x, out, the count, the stride.
+constexpr DeviceBackend::ArgKind kReductionKinds[] = {
+    DeviceBackend::ArgKind::Array, DeviceBackend::ArgKind::Array, DeviceBackend::ArgKind::Value,
+    DeviceBackend::ArgKind::Value};
+
+}  // namespace
+
 /// A loaded module and its entry, with per-launch pack buffers (PackSlots). `mutex_` is the
 /// seed's dispatch_lock: held from packing the scalars until the launch is queued (D16), so
 /// different variants still dispatch concurrently.
@@ -146,6 +165,7 @@ class DeviceVariant final : public Variant {
           name_(std::move(name)),
           artifact_(std::move(artifact)),
           code_(code),
+          kinds_(argument_kinds(artifact_.abi)),
           packs_(artifact_.abi.packs.size()) {}
     ~DeviceVariant() override {
         packs_.clear([&](Block b) { backend_->release_block(b.ptr, b.bytes); });
@@ -160,6 +180,7 @@ class DeviceVariant final : public Variant {
     std::string name_;
     CodeArtifact artifact_;  // the vendor's code + ABI
     DeviceBackend::Code code_;
+    std::vector<DeviceBackend::ArgKind> kinds_;
     mutable std::mutex mutex_;
     mutable PackSlots<Block> packs_;  // guarded by mutex_
     std::shared_ptr<const ir::Kernel> result_kernel_;
@@ -249,9 +270,11 @@ void DeviceBackend::launch(const Variant& variant, const LaunchArgs& args) {
         }
         for (std::size_t a = 0; a < values.size(); ++a)
             params[a] = &values[a];
-        params[std::size_t(abi.n_arg_index)] = &n;
-        launch_code(v.code_, unsigned(geometry_.groups(n)), unsigned(geometry_.group),
-                    params.data(), "the kernel launch");
+        if (abi.n_arg_index >= 0) params[std::size_t(abi.n_arg_index)] = &n;
+        launch_code(v.code_,
+                    {unsigned(geometry_.groups(n)), unsigned(geometry_.group), std::uint64_t(n),
+                     params.data(), v.kinds_},
+                    "the kernel launch");
     }
     if (complete) synchronize();
 }
@@ -293,7 +316,9 @@ std::optional<double> DeviceBackend::reduce_array(const Buffer& buffer, DType dt
     std::uint64_t in = buffer.address();
     std::int64_t n = d.plan.count, stride = d.plan.stride;
     void* params[] = {&in, &out, &n, &stride};
-    launch_code(r.code_, unsigned(d.plan.groups), unsigned(kCollectiveLanes), params,
+    launch_code(r.code_,
+                {unsigned(d.plan.groups), unsigned(kCollectiveLanes),
+                 d.plan.groups * kCollectiveLanes, params, kReductionKinds},
                 "the reduction launch");
     copy_out(&result, out, sizeof result);
     release_block(out, sizeof(float));

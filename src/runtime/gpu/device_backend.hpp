@@ -81,6 +81,20 @@ class DeviceBackend : public Backend {
     /// `kernel`, with nothing left loaded.
     Code load(const std::vector<std::uint8_t>& code, const std::string& entry,
               const std::string& kernel);
+    /// What one kernel argument is: an array's device address, a texture object, or a 64-bit
+    /// value (a count). Vendors whose kernels take their arguments by position ignore it;
+    /// Metal's take one argument buffer (CONTRACT E13), where an array is written as its GPU
+    /// address and declared resident, and a texture as its resource id.
+    enum class ArgKind : std::uint8_t { Array, Texture, Value };
+    /// One launch: `groups` groups of `group` lanes covering `threads` iterations (groups *
+    /// group >= threads; a vendor with exact grids, Metal, dispatches `threads`), `params[i]`
+    /// pointing at argument i, which `kinds[i]` describes.
+    struct LaunchShape {
+        unsigned groups = 0, group = 0;
+        std::uint64_t threads = 0;
+        void** params = nullptr;
+        std::span<const ArgKind> kinds;
+    };
     /// A texture's image: the vendor's 3-D array and the texture object sampling it.
     struct Image {
         void* array = nullptr;
@@ -152,10 +166,8 @@ class DeviceBackend : public Backend {
     /// Queues one run of an executable graph; destroys one no queued run uses any more.
     virtual void launch_graph(void* exec) = 0;
     virtual void destroy_graph(void* exec) noexcept = 0;
-    /// Queues `groups` blocks of `group` threads of `code` with `params` (one pointer per
-    /// argument); RuntimeError naming `what` on failure.
-    virtual void launch_code(Code code, unsigned groups, unsigned group, void** params,
-                             const char* what) = 0;
+    /// Queues the launch `shape` of `code`; RuntimeError naming `what` on failure.
+    virtual void launch_code(Code code, const LaunchShape& shape, const char* what) = 0;
 
   protected:
     /// An array over `nbytes` at `ptr`: released through release_block when `owned`, unless
@@ -183,33 +195,32 @@ class DeviceBackend : public Backend {
 
 /// Declares every vendor hook of gpu::DeviceBackend as an override, inside a vendor backend's
 /// class (one list, so a hook added here is one every vendor must write).
-#define TACK_DEVICE_BACKEND_HOOKS                                                                 \
-    const ::tack::codegen::cfamily::Dialect& dialect() const override;                            \
-    std::vector<std::uint8_t> compile(const std::string& source, const std::string& kernel)       \
-        override;                                                                                 \
-    std::string load_module(const std::vector<std::uint8_t>& code, void** module) override;       \
-    std::string find_function(void* module, const std::string& entry, void** function) override;  \
-    void unload(Code code) noexcept override;                                                     \
-    void launch_code(Code code, unsigned groups, unsigned group, void** params, const char* what) \
-        override;                                                                                 \
-    std::uint64_t allocate_block(std::size_t nbytes) override;                                    \
-    void release_block(std::uint64_t ptr, std::size_t nbytes) noexcept override;                  \
-    void copy_in(std::uint64_t dst, const void* src, std::size_t n) override;                     \
-    void copy_out(void* dst, std::uint64_t src, std::size_t n) override;                          \
-    void copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) override;                \
-    void fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,              \
-                    std::size_t count) override;                                                  \
-    void* create_event() override;                                                                \
-    void record_event(void* event) override;                                                      \
-    void wait_event(void* event) override;                                                        \
-    bool event_done(void* event) override;                                                        \
-    void destroy_event(void* event) noexcept override;                                            \
-    Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) override;         \
-    void destroy_image(Image image) noexcept override;                                            \
-    bool has_graphs() const override;                                                             \
-    void* graph_create() override;                                                                \
-    void* graph_add(void* graph, void* after, const GraphStep& step) override;                    \
-    void* graph_instantiate(void* graph) override;                                                \
-    void graph_discard(void* graph) noexcept override;                                            \
-    void launch_graph(void* exec) override;                                                       \
+#define TACK_DEVICE_BACKEND_HOOKS                                                                \
+    const ::tack::codegen::cfamily::Dialect& dialect() const override;                           \
+    std::vector<std::uint8_t> compile(const std::string& source, const std::string& kernel)      \
+        override;                                                                                \
+    std::string load_module(const std::vector<std::uint8_t>& code, void** module) override;      \
+    std::string find_function(void* module, const std::string& entry, void** function) override; \
+    void unload(Code code) noexcept override;                                                    \
+    void launch_code(Code code, const LaunchShape& shape, const char* what) override;            \
+    std::uint64_t allocate_block(std::size_t nbytes) override;                                   \
+    void release_block(std::uint64_t ptr, std::size_t nbytes) noexcept override;                 \
+    void copy_in(std::uint64_t dst, const void* src, std::size_t n) override;                    \
+    void copy_out(void* dst, std::uint64_t src, std::size_t n) override;                         \
+    void copy_block(std::uint64_t dst, std::uint64_t src, std::size_t n) override;               \
+    void fill_block(std::uint64_t dst, std::uint32_t pattern, std::size_t elem_size,             \
+                    std::size_t count) override;                                                 \
+    void* create_event() override;                                                               \
+    void record_event(void* event) override;                                                     \
+    void wait_event(void* event) override;                                                       \
+    bool event_done(void* event) override;                                                       \
+    void destroy_event(void* event) noexcept override;                                           \
+    Image make_image(std::uint64_t src, const std::array<std::int64_t, 3>& whd) override;        \
+    void destroy_image(Image image) noexcept override;                                           \
+    bool has_graphs() const override;                                                            \
+    void* graph_create() override;                                                               \
+    void* graph_add(void* graph, void* after, const GraphStep& step) override;                   \
+    void* graph_instantiate(void* graph) override;                                               \
+    void graph_discard(void* graph) noexcept override;                                           \
+    void launch_graph(void* exec) override;                                                      \
     void destroy_graph(void* exec) noexcept override;

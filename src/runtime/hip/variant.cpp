@@ -33,11 +33,11 @@ void HipBackend::unload(Code code) noexcept {
     api_.hipModuleUnload(static_cast<hipModule_t>(code.module));
 }
 
-void HipBackend::launch_code(Code code, unsigned groups, unsigned group, void** params,
-                             const char* what) {
+void HipBackend::launch_code(Code code, const LaunchShape& shape, const char* what) {
     DeviceScope scope(api_, device_);
-    hipError_t r = api_.hipModuleLaunchKernel(static_cast<hipFunction_t>(code.function), groups, 1,
-                                              1, group, 1, 1, 0, stream_, params, nullptr);
+    hipError_t r =
+        api_.hipModuleLaunchKernel(static_cast<hipFunction_t>(code.function), shape.groups, 1, 1,
+                                   shape.group, 1, 1, 0, stream_, shape.params, nullptr);
     if (r != hipSuccess)
         throw RuntimeError("HIP: hipModuleLaunchKernel (" + std::string(what) +
                            ") failed: " + hip_error_name(api_, r));
