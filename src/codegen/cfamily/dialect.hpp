@@ -37,12 +37,25 @@ struct Dialect {
     // f64 floor and ceil spelled copysign(floor(x), x) (CONTRACT B21: Intel's f64 floor/ceil
     // lose the sign of a zero result).
     bool f64_round_copysign = false;
-    std::string_view global_qual;         // address space of array pointers
-    std::string_view shared_qual;         // workgroup memory declarations
-    std::string_view constant_qual;       // program-scope constant tables
-    std::string_view param_suffix;        // after each kernel parameter ({i})
-    std::string_view n_param;             // the 64-bit `__n__` parameter ({i})
-    std::string_view builtin_params;      // extra entry parameters (Metal positions)
+    std::string_view global_qual;     // address space of array pointers
+    std::string_view shared_qual;     // workgroup memory declarations
+    std::string_view constant_qual;   // program-scope constant tables
+    std::string_view param_suffix;    // after each kernel parameter ({i})
+    std::string_view n_param;         // the 64-bit `__n__` parameter ({i})
+    std::string_view builtin_params;  // extra entry parameters (Metal positions)
+    // Arguments in one argument buffer (CONTRACT E13, Metal): the entry's only buffer parameter
+    // ({s}: the struct of the kernel's arguments, one 8-byte word each, named tack_args);
+    // empty: one parameter per argument.
+    std::string_view argument_buffer;
+    // The built-in iteration index of an exact grid (Metal's dispatchThreads runs exactly n
+    // threads): no `__n__` argument and no guard. Empty: group_id * group_size + local_id.
+    std::string_view exact_index;
+    // CONTRACT E15 (Metal): the body as a function of its own with this declaration when a
+    // sequential loop stores or does an atomic; empty: the body is the entry's.
+    std::string_view body_decl;
+    // CONTRACT B17 (Metal): 64-bit integer adds inside loops go through a helper declared so;
+    // empty: as outside loops.
+    std::string_view loop_add64_decl;
     std::string_view group_id, local_id;  // 32-bit unsigned built-ins
     std::string_view group_size;
     std::string_view barrier;    // orders workgroup and global memory (CONTRACT E6)

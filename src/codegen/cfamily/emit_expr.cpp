@@ -146,6 +146,8 @@ std::string Emitter::int_binary(const ir::Binary* n) {
     };
     switch (n->op) {
         case Op::Add:
+            if (loop_depth_ > 0 && bits(t) == 64 && !d_.loop_add64_decl.empty())
+                return use(loop_add64_helper(d_, t)) + "(" + a + ", " + b + ")";
             return wrap(IntOp::Add, "+");
         case Op::Sub:
             return wrap(IntOp::Sub, "-");

@@ -104,8 +104,12 @@ void Emitter::for_loop(const ir::For* n) {
          zero + ";");
     line("for (" + u64 + " " + k + " = " + zero + "; " + k + " < " + cnt + "; ++" + k + ") {");
     ++indent_;
-    line(var(*n->var) + " = (" + i64 + ")((" + u64 + ")" + s + " + " + k + " * (" + u64 + ")" + st +
-         ");");
+    std::string step = k + " * (" + u64 + ")" + st;
+    if (d_.loop_add64_decl.empty())
+        line(var(*n->var) + " = (" + i64 + ")((" + u64 + ")" + s + " + " + step + ");");
+    else  // CONTRACT B17: the loop variable's add too
+        line(var(*n->var) + " = (" + i64 + ")" + use(loop_add64_helper(d_, DType::u64)) + "((" +
+             u64 + ")" + s + ", " + step + ");");
     --indent_;
     ++loop_depth_;
     block(n->body);

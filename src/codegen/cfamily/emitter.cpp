@@ -25,6 +25,7 @@ class Scanner : public ir::IRVisitor {
     std::vector<const ir::Var*> vars;
     std::vector<const ir::Buffer*> buffers;
     std::vector<const ir::Atomic*> atomics;
+    int loops = 0;  // sequential loops around the node being visited
 
     void note(const ir::VarPtr& v) {
         if (!v) return;
@@ -59,18 +60,27 @@ class Scanner : public ir::IRVisitor {
     }
     void visit(const ir::Store* n) override {
         note(n->buffer);
+        if (loops > 0) facts.loop_stores = true;
         IRVisitor::visit(n);
     }
     void visit(const ir::Atomic* n) override {
         note(n->buffer);
         note(n->result);
         atomics.push_back(n);
+        if (loops > 0) facts.loop_stores = true;
         if (is_integer(n->buffer->elem) && bits(n->buffer->elem) == 64) facts.int64_atomics = true;
         IRVisitor::visit(n);
     }
     void visit(const ir::For* n) override {
         note(n->var);
+        ++loops;
         IRVisitor::visit(n);
+        --loops;
+    }
+    void visit(const ir::While* n) override {
+        ++loops;
+        IRVisitor::visit(n);
+        --loops;
     }
     void visit(const ir::Print* n) override {
         facts.print = true;
@@ -89,6 +99,40 @@ class Scanner : public ir::IRVisitor {
         IRVisitor::visit(n);
     }
 };
+
+/// `text` without its C++11 attributes (" [[buffer(0)]]"): a parameter list as a plain
+/// function declares it.
+std::string without_attributes(const std::string& text) {
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+        if (text.compare(i, 2, "[[") == 0) {
+            size_t end = text.find("]]", i);
+            i = end == std::string::npos ? text.size() : end + 2;
+            while (!out.empty() && out.back() == ' ')
+                out.pop_back();
+            continue;
+        }
+        out += text[i++];
+    }
+    return out;
+}
+
+/// "a, b" -> {"a", "b"} (parameter declarations have no commas of their own here).
+std::vector<std::string> split_params(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string one =
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        while (!one.empty() && one.front() == ' ')
+            one.erase(0, 1);
+        if (!one.empty()) out.push_back(one);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -190,31 +234,61 @@ void Emitter::build_abi() {
     }
     for (int t = 0; t < kNumDTypes; ++t)
         if (counts[t] > 0) abi_.packs.push_back({static_cast<DType>(t), counts[t], arg++});
-    abi_.n_arg_index = arg++;
+    if (d_.exact_index.empty()) abi_.n_arg_index = arg++;  // an exact grid needs no count
     abi_.num_args = arg;
 }
 
-std::string Emitter::signature() {
-    std::vector<std::string> params;
-    auto suffix = [&](int i) { return fill(d_.param_suffix, {{"i", std::to_string(i)}}); };
+std::vector<Emitter::Argument> Emitter::arguments() const {
+    std::vector<Argument> out;
     for (size_t i = 0; i < k_.params.size(); ++i) {
         const AbiParam& ap = abi_.params[i];
         if (!ap.is_array) continue;
         const std::string& name = buf(*k_.params[i].buffer);
-        if (ap.is_texture) {
-            params.push_back(
-                fill(d_.texture_param, {{"name", name}, {"i", std::to_string(ap.arg_index)}}));
-            continue;
-        }
-        params.push_back(std::string(d_.global_qual) + type(ap.dtype) + "* " + name +
-                         suffix(ap.arg_index));
+        if (ap.is_texture)
+            out.push_back(
+                {fill(d_.texture_param, {{"name", name}, {"i", std::to_string(ap.arg_index)}}),
+                 name, ap.arg_index, true});
+        else
+            out.push_back({std::string(d_.global_qual) + type(ap.dtype) + "* " + name, name,
+                           ap.arg_index, false});
     }
-    for (const AbiPack& pack : abi_.packs)
-        params.push_back(std::string(d_.global_qual) + "const " + type(pack.dtype) + "* __pack_" +
-                         tack::name(pack.dtype) + "__" + suffix(pack.arg_index));
-    params.push_back(fill(d_.n_param, {{"i", std::to_string(abi_.n_arg_index)}}));
-    if (!d_.builtin_params.empty()) params.emplace_back(d_.builtin_params);
-    std::string out = std::string(d_.kernel_decl) + " " + abi_.entry + "(";
+    for (const AbiPack& pack : abi_.packs) {
+        std::string name = "__pack_" + std::string(tack::name(pack.dtype)) + "__";
+        out.push_back({std::string(d_.global_qual) + "const " + type(pack.dtype) + "* " + name,
+                       name, pack.arg_index, false});
+    }
+    if (abi_.n_arg_index >= 0)
+        out.push_back({fill(d_.n_param, {{"i", std::to_string(abi_.n_arg_index)}}), "__n__",
+                       abi_.n_arg_index, true});
+    return out;
+}
+
+std::string Emitter::argument_struct() const {
+    std::string out = "struct " + args_struct_name() + " {\n";
+    for (const Argument& a : arguments())
+        out += "    " + a.decl + ";\n";
+    return out + "};\n";
+}
+
+std::vector<std::string> Emitter::entry_params() const {
+    std::vector<std::string> params;
+    if (!d_.argument_buffer.empty()) {
+        params.push_back(fill(d_.argument_buffer, {{"s", args_struct_name()}}));
+    } else {
+        // A texture's and __n__'s patterns carry their own index; the others take the suffix.
+        for (const Argument& a : arguments())
+            params.push_back(
+                a.decl +
+                (a.own_index ? "" : fill(d_.param_suffix, {{"i", std::to_string(a.index)}})));
+    }
+    for (const std::string& one : split_params(std::string(d_.builtin_params)))
+        params.push_back(one);
+    return params;
+}
+
+std::string Emitter::signature(const std::string& decl, const std::string& name,
+                               const std::vector<std::string>& params) {
+    std::string out = decl + " " + name + "(";
     for (size_t i = 0; i < params.size(); ++i)
         out += (i ? ",\n        " : "") + params[i];
     return out + ") {\n";
@@ -249,17 +323,31 @@ void Emitter::decompose_index() {
     }
 }
 
+std::vector<std::pair<std::string, std::string>> Emitter::group_arrays() const {
+    std::vector<std::pair<std::string, std::string>> out;  // (element type, name[size])
+    for (const auto& b : facts_.shared_arrays)
+        out.push_back({type(b->elem), buf(*b) + "[" + std::to_string(b->size) + "]"});
+    if (facts_.block_reduce) out.push_back({"float", "tack_red[256]"});
+    return out;
+}
+
 void Emitter::kernel_body() {
     std::string i64 = type(DType::i64);
-    for (const auto& b : facts_.shared_arrays)
-        line(std::string(d_.shared_qual) + type(b->elem) + " " + buf(*b) + "[" +
-             std::to_string(b->size) + "];");
-    if (facts_.block_reduce) line(std::string(d_.shared_qual) + "float tack_red[256];");
+    if (!separate_body())
+        for (const auto& [elem, decl] : group_arrays())
+            line(std::string(d_.shared_qual) + elem + " " + decl + ";");
+    if (!d_.argument_buffer.empty())
+        for (const Argument& a : arguments())
+            line(a.decl + " = tack_args." + a.name + ";");
     line("const " + i64 + " tack_lid = (" + i64 + ")" + std::string(d_.local_id) + ";");
-    line("const " + i64 + " tack_idx = (" + i64 + ")" + std::string(d_.group_id) + " * (" + i64 +
-         ")" + std::string(d_.group_size) + " + tack_lid;");
-    // Collectives need every lane of the group; the host guarantees complete groups (D12).
-    if (!facts_.collectives) line("if (tack_idx >= __n__) return;");
+    if (!d_.exact_index.empty()) {
+        line("const " + i64 + " tack_idx = (" + i64 + ")" + std::string(d_.exact_index) + ";");
+    } else {
+        line("const " + i64 + " tack_idx = (" + i64 + ")" + std::string(d_.group_id) + " * (" +
+             i64 + ")" + std::string(d_.group_size) + " + tack_lid;");
+        // Collectives need every lane of the group; the host guarantees complete groups (D12).
+        if (!facts_.collectives) line("if (tack_idx >= __n__) return;");
+    }
     for (size_t i = 0; i < k_.params.size(); ++i) {
         const AbiParam& ap = abi_.params[i];
         if (ap.is_array) continue;
@@ -289,9 +377,39 @@ GeneratedSource Emitter::run() {
     if (facts_.f64) out += d_.fp64_header;
     if (facts_.int64_atomics) out += d_.int64_atomics_header;
     out += prelude_;
-    out += signature();
+    if (!d_.argument_buffer.empty()) out += argument_struct();
+    std::vector<std::string> params = entry_params();
+    if (!separate_body()) {
+        out += signature(std::string(d_.kernel_decl), abi_.entry, params);
+        out += body_;
+        out += "}\n";
+        return {out, abi_};
+    }
+    // CONTRACT E15: the body in a noinline function of its own, called by the entry, which
+    // declares the group memory (MSL allows it in a kernel's scope only) and passes it down.
+    std::vector<std::string> body_params, call_args;
+    for (const std::string& p : params)
+        for (const std::string& one : split_params(without_attributes(p))) {
+            body_params.push_back(one);
+            call_args.push_back(one.substr(one.find_last_of(' ') + 1));
+        }
+    std::string entry_lines;
+    for (const auto& [elem, decl] : group_arrays()) {
+        std::string name = decl.substr(0, decl.find('['));
+        body_params.push_back(std::string(d_.shared_qual) + elem + "* " + name);
+        call_args.push_back(name);
+        entry_lines += "    " + std::string(d_.shared_qual) + elem + " " + decl + ";\n";
+    }
+    std::string body_name = "tack_body_" + encode_identifier(k_.name);
+    out += signature(std::string(d_.body_decl), body_name, body_params);
     out += body_;
     out += "}\n";
+    out += signature(std::string(d_.kernel_decl), abi_.entry, params);
+    out += entry_lines;
+    std::string call;
+    for (const std::string& a : call_args)
+        call += (call.empty() ? "" : ", ") + a;
+    out += "    " + body_name + "(" + call + ");\n}\n";
     return {out, abi_};
 }
 

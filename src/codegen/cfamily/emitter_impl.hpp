@@ -9,6 +9,7 @@
 
 #include "codegen/cfamily/emitter.hpp"
 #include "codegen/cfamily/helpers.hpp"
+#include "codegen/cfamily/identifiers.hpp"
 
 namespace tack::codegen::cfamily::detail {
 
@@ -21,6 +22,7 @@ struct KernelFacts {
     bool workgroups = false;   // collectives, shared arrays, ThreadId
     bool print = false;
     bool block_reduce = false;
+    bool loop_stores = false;  // a sequential loop stores or does an atomic (CONTRACT E15)
     std::vector<ir::BufferPtr> shared_arrays, local_arrays;
     std::map<const ir::Buffer*, const ir::TexSample*> textures;  // sampled in hardware
 };
@@ -73,7 +75,27 @@ class Emitter {
     void check_supported();
     int64_t texture_extent(const ir::TexSample& t, int axis) const;
     void build_abi();
-    std::string signature();
+    /// One kernel argument: its declaration (no suffix), its name, its index, and whether the
+    /// dialect's pattern for it placed the index itself (textures, __n__).
+    struct Argument {
+        std::string decl, name;
+        int index = -1;
+        bool own_index = false;
+    };
+    std::vector<Argument> arguments() const;
+    std::string args_struct_name() const {
+        return "tack_args_" + encode_identifier(k_.name);
+    }
+    std::string argument_struct() const;
+    std::vector<std::string> entry_params() const;
+    static std::string signature(const std::string& decl, const std::string& name,
+                                 const std::vector<std::string>& params);
+    /// Group memory declarations: (element type, "name[size]").
+    std::vector<std::pair<std::string, std::string>> group_arrays() const;
+    /// CONTRACT E15: whether the body is a function of its own.
+    bool separate_body() const {
+        return facts_.loop_stores && !d_.body_decl.empty();
+    }
     void kernel_body();
     void decompose_index();
 

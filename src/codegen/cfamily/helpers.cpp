@@ -206,6 +206,16 @@ Helper int_helper(const Dialect& d, IntOp op, DType t) {
     return {name, text};
 }
 
+Helper loop_add64_helper(const Dialect& d, DType t) {
+    return {"tack_loop_add_" + std::string(tack::name(t)),
+            fill(kWrap, {{"H", d.loop_add64_decl},
+                         {"T", tname(d, t)},
+                         {"U", unsigned_carrier(d, t)},
+                         {"op", "loop_add"},
+                         {"sym", "+"},
+                         {"t", tack::name(t)}})};
+}
+
 namespace {
 
 // CPython's float_divmod (Objects/floatobject.c): fmod, move the remainder to the divisor's

@@ -37,6 +37,8 @@ enum class IntOp { Add, Sub, Mul, Neg, FloorDiv, Mod, Pow, Shl, Shr, Abs, Min, M
 
 /// tack_<op>_<t>; Pow takes its exponent as u64, Shl/Shr their count as u32.
 Helper int_helper(const Dialect& d, IntOp op, DType t);
+/// tack_loop_add_<t> for i64/u64, declared with the dialect's loop_add64_decl (CONTRACT B17).
+Helper loop_add64_helper(const Dialect& d, DType t);
 /// tack_floordiv_<f>, tack_mod_<f> (CPython's float_divmod).
 Helper float_divmod_helper(const Dialect& d, bool floordiv, DType f);
 /// tack_cvt_<t>_<f>: saturating truncation, NaN -> 0.

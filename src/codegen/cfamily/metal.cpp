@@ -1,5 +1,9 @@
 // Metal Shading Language, compiled with fastMathEnabled = false (CONTRACT B20). Apple GPUs have
 // no f64 and no 64-bit atomics; float atomic add is native (MSL 3.0), min/max are CAS loops.
+// The seed's form: every argument is a word of one argument buffer (an array's GPU address, a
+// texture's resource id; Metal 3 lets the host write them directly), which is what makes
+// overlapping arrays legal (CONTRACT E13); one thread per iteration on an exact grid, so no
+// guard; and the two workarounds of Apple's back end (E15's noinline body, B17's add).
 #include "codegen/cfamily/dialect.hpp"
 
 namespace tack::codegen::cfamily {
@@ -47,12 +51,17 @@ const Dialect kMetal = {
     .global_qual = "device ",
     .shared_qual = "threadgroup ",
     .constant_qual = "constant",
-    .param_suffix = " [[buffer({i})]]",
-    .n_param = "constant long& __n__ [[buffer({i})]]",
+    .param_suffix = "",
+    .n_param = "long __n__",
     .builtin_params =
+        "uint tack_gid [[thread_position_in_grid]], "
         "uint tack_group_id [[threadgroup_position_in_grid]], "
         "uint tack_local_id [[thread_position_in_threadgroup]], "
         "uint tack_group_size [[threads_per_threadgroup]]",
+    .argument_buffer = "constant {s}& tack_args [[buffer(0)]]",
+    .exact_index = "tack_gid",
+    .body_decl = "static __attribute__((noinline)) void",
+    .loop_add64_decl = "static __attribute__((noinline))",
     .group_id = "tack_group_id",
     .local_id = "tack_local_id",
     .group_size = "tack_group_size",
@@ -72,10 +81,10 @@ const Dialect kMetal = {
     .cas32 = "tack_cas_u32((device uint*)({p}), {old}, {new})",
     .cas64 = "",
     .cas_support = kCasSupport,
-    // Textures have their own argument table; {i} keeps one index per argument. Metal defines
+    // A texture is a field of the argument buffer (its MTLResourceID). Metal defines
     // unnormalized coordinates for 1D and 2D textures only (MTLSamplerDescriptor
     // normalizedCoordinates), so 3D textures sample at normalized coordinates.
-    .texture_param = "texture3d<float> {name} [[texture({i})]]",
+    .texture_param = "texture3d<float> {name}",
     .texture_sampler =
         "constexpr sampler tack_sampler(coord::normalized, address::clamp_to_edge, "
         "filter::linear);\n",

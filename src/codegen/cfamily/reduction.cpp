@@ -96,7 +96,8 @@ Plan plan(const Dialect& d, const OpInfo& op) {
 
 // The 256 is CONTRACT E4's group; the tree halves it down to lane 0.
 constexpr std::string_view kKernel =
-    "{K} {entry}({G}const float* x{s0}, {G}float* out{s1}, {n}, {stride}{builtins}) {\n"
+    "{struct}{K} {entry}({params}) {\n"
+    "{unpack}"
     "    {S}float tack_partial[256];\n"
     "    {U64} lane = ({U64}){local_id};\n"
     "    {U64} count = ({U64})__n__;\n"
@@ -135,16 +136,31 @@ std::string array_reduction_source(const Dialect& d, ReduceOp op) {
     std::string stride_param = fill(d.n_param, {{"i", "3"}});
     stride_param.replace(stride_param.find("__n__"), 5, "__stride__");
     std::string builtins = d.builtin_params.empty() ? "" : ", " + std::string(d.builtin_params);
+    std::string x = std::string(d.global_qual) + "const float* x";
+    std::string out = std::string(d.global_qual) + "float* out";
+    std::string structure, params, unpack;
+    if (d.argument_buffer.empty()) {
+        params = x + param_suffix(d, 0) + ", " + out + param_suffix(d, 1) + ", " + n_param + ", " +
+                 stride_param + builtins;
+    } else {  // the four words of one argument buffer (Metal)
+        std::string name = "tack_args_" + array_reduction_entry(op);
+        const std::pair<std::string, const char*> fields[] = {
+            {x, "x"}, {out, "out"}, {n_param, "__n__"}, {stride_param, "__stride__"}};
+        structure = "struct " + name + " {\n";
+        for (const auto& [decl, field] : fields) {
+            structure += "    " + decl + ";\n";
+            unpack += "    " + decl + " = tack_args." + field + ";\n";
+        }
+        structure += "};\n";
+        params = fill(d.argument_buffer, {{"s", name}}) + builtins;
+    }
     std::string body = fill(
         kKernel,
-        {{"K", d.kernel_decl},
+        {{"struct", structure},
+         {"K", d.kernel_decl},
          {"entry", array_reduction_entry(op)},
-         {"G", d.global_qual},
-         {"s0", param_suffix(d, 0)},
-         {"s1", param_suffix(d, 1)},
-         {"n", n_param},
-         {"stride", stride_param},
-         {"builtins", builtins},
+         {"params", params},
+         {"unpack", unpack},
          {"S", d.shared_qual},
          {"U64", tname(d, DType::u64)},
          {"local_id", d.local_id},

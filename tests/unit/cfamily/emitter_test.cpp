@@ -106,14 +106,22 @@ TEST(CFamilyEmitter, AbiOrdersArraysThenPacksThenCount) {
 
 TEST(CFamilyEmitter, GuardOnlyWithoutCollectives) {
     const std::string guard = "if (tack_idx >= __n__) return;";
-    for (const char* d : {"cuda", "hip", "opencl", "metal"}) {
+    for (const char* d : {"cuda", "hip", "opencl"}) {
         std::string plain = cf::emit(zoo_saxpy(DType::f32), cf::dialect(d));
         std::string wg = cf::emit(zoo_workgroup(), cf::dialect(d));
         EXPECT_TRUE(contains(plain, guard)) << d;
         EXPECT_FALSE(contains(wg, guard)) << d;
         EXPECT_TRUE(cf::generate(zoo_workgroup(), cf::dialect(d)).abi.uses_collectives);
     }
-    // The index is always 64-bit, from the group id, never a 32-bit global id.
+    // Metal dispatches exactly n threads (CONTRACT E6): no guard, no __n__ argument, the index
+    // is the thread's position in the grid, widened.
+    for (const auto& k : {zoo_saxpy(DType::f32), zoo_workgroup()}) {
+        cf::GeneratedSource metal = cf::generate(k, cf::dialect("metal"));
+        EXPECT_FALSE(contains(metal.source, "__n__"));
+        EXPECT_TRUE(contains(metal.source, "const long tack_idx = (long)tack_gid;"));
+        EXPECT_EQ(metal.abi.n_arg_index, -1);
+    }
+    // Elsewhere the index is 64-bit, from the group id, never a 32-bit global id.
     std::string cl = cf::emit(zoo_saxpy(DType::f32), cf::dialect("opencl"));
     EXPECT_TRUE(contains(cl, "(long)get_group_id(0) * (long)get_local_size(0) + tack_lid"));
     EXPECT_FALSE(contains(cl, "get_global_id"));
@@ -197,6 +205,23 @@ TEST(CFamilyEmitter, UserErrorsAreTypeErrors) {
                   "Kernel 'atomics': metal atomic_add does not support target dtype tack.i64");
     }
     EXPECT_THROW(cf::dialect("vulkan"), diag::InternalError);
+}
+
+// CONTRACT E15 and B17, Apple's back-end workarounds: a kernel whose sequential loop stores gets
+// its body as a noinline function (group memory declared in the entry, passed down), and 64-bit
+// adds inside loops go through a noinline helper. Other dialects and loop-free kernels keep the
+// body in the entry.
+TEST(CFamilyEmitter, MetalLoopsThatStoreGetABodyOfTheirOwn) {
+    std::string control = cf::emit(zoo_control(), cf::dialect("metal"));
+    EXPECT_TRUE(contains(control, "static __attribute__((noinline)) void tack_body_"));
+    EXPECT_TRUE(
+        contains(control, "(tack_args, tack_gid, tack_group_id, tack_local_id, tack_group_size);"));
+    EXPECT_TRUE(contains(control, "static __attribute__((noinline)) ulong tack_loop_add_u64("));
+    std::string saxpy = cf::emit(zoo_saxpy(DType::f32), cf::dialect("metal"));
+    EXPECT_FALSE(contains(saxpy, "tack_body_"));
+    EXPECT_FALSE(contains(saxpy, "noinline"));
+    for (const char* d : {"cuda", "hip", "opencl"})
+        EXPECT_FALSE(contains(cf::emit(zoo_control(), cf::dialect(d)), "tack_body_")) << d;
 }
 
 }  // namespace

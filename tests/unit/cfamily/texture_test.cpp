@@ -91,7 +91,8 @@ const Form kForms[] = {
       "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR",
       "read_imagef(tack_var_tex, tack_sampler, (float4)(", " * 7.0f) + 0.5f"}},
     {"metal",
-     {"texture3d<float> tack_var_tex [[texture(0)]]",
+     {"    texture3d<float> tack_var_tex;\n",  // a field of the argument buffer
+      "texture3d<float> tack_var_tex = tack_args.tack_var_tex;",
       "constexpr sampler tack_sampler(coord::normalized, address::clamp_to_edge, "
       "filter::linear);",
       "tack_var_tex.sample(tack_sampler, float3(", "+ 0.5f) / 8.0f"}},
