@@ -87,7 +87,7 @@ endif()
 
 find_package(Threads REQUIRED)
 tack_glob(TACK_RUNTIME_SOURCES runtime runtime/graph runtime/gpu ${TACK_CPU_DIR} runtime/opencl runtime/level_zero
-  runtime/cuda runtime/hip runtime/null cache api)
+  runtime/cuda runtime/hip runtime/metal runtime/null cache api)
 add_library(tack STATIC ${TACK_RUNTIME_SOURCES})
 target_link_libraries(tack PUBLIC tack_front PRIVATE tack_llvm tack_cfamily Threads::Threads ${CMAKE_DL_LIBS})
 

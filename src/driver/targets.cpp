@@ -61,7 +61,7 @@ constexpr Target kTargets[] = {
      "Level Zero backend; no pip package installs them."},
     {"metal", "Metal", "metal", TextureForm::Hardware, kNoF64, {i32, u32, f32}, true, true, 64 * KiB,
      {}, {},
-     kDLCPU, "The Metal backend runs on macOS only."},
+     kDLCPU, "Requires macOS and a Metal device (the Metal framework) for the Metal backend."},
     {"opencl", "OpenCL", "opencl", TextureForm::Software, kAll, {i32, u32, i64, u64, f32}, true,
      true, 512 * KiB, kOpenClSpaces, kHostMemory, kDLCPU,
      "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend."},

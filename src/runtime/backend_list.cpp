@@ -6,6 +6,7 @@
 #include "runtime/cuda/cuda_backend.hpp"
 #include "runtime/hip/hip_backend.hpp"
 #include "runtime/level_zero/level_zero_backend.hpp"
+#include "runtime/metal/metal_backend.hpp"
 #include "runtime/opencl/opencl_backend.hpp"
 #include "runtime/registry.hpp"
 
@@ -16,7 +17,9 @@ std::span<const BackendEntry* const> backend_entries() {
         &cpu::backend_entry(),
         &cuda::backend_entry(),  // driver API + NVRTC by dlopen; unavailable without a driver
         &hip::backend_entry(),   // libamdhip64 + hipRTC by dlopen; unavailable without ROCm
-        &level_zero::backend_entry(), &opencl::backend_entry(),
+        &level_zero::backend_entry(),
+        &metal::backend_entry(),  // libobjc + Metal by dlopen; unavailable off macOS
+        &opencl::backend_entry(),
     };
     return kEntries;
 }

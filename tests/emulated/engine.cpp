@@ -499,7 +499,8 @@ const std::vector<std::string>& code_flags() {
 const std::string& headers_text() {
     static const std::string text = read_file(TACK_EMU_INCLUDE_DIR "/tack_emu_kernel.h") +
                                     read_file(TACK_EMU_INCLUDE_DIR "/tack_emu_abi.h") +
-                                    read_file(TACK_EMU_INCLUDE_DIR "/hip/hip_runtime.h");
+                                    read_file(TACK_EMU_INCLUDE_DIR "/hip/hip_runtime.h") +
+                                    read_file(TACK_EMU_INCLUDE_DIR "/metal/metal_stdlib");
     return text;
 }
 
@@ -582,6 +583,11 @@ std::unique_ptr<Module> Module::load(const std::string& source, std::string* why
     bool barrier = source.find("__syncthreads") != std::string::npos;
     for (const std::string& name : entry_names(source))
         text += "TACK_EMU_KERNEL(" + name + ", " + (barrier ? "1" : "0") + ")\n";
+    return load_cpp(text, {"-include", TACK_EMU_INCLUDE_DIR "/tack_emu_kernel.h"}, why);
+}
+
+std::unique_ptr<Module> Module::load_cpp(const std::string& text,
+                                         const std::vector<std::string>& flags, std::string* why) {
     std::string key = compiler();
     for (const std::string& f : code_flags())
         key += " " + f;
@@ -594,9 +600,9 @@ std::unique_ptr<Module> Module::load(const std::string& source, std::string* why
         std::vector<std::string> argv = {compiler()};
         for (const std::string& f : code_flags())
             argv.push_back(f);
-        argv.insert(argv.end(),
-                    {"-I" TACK_EMU_INCLUDE_DIR, "-include",
-                     TACK_EMU_INCLUDE_DIR "/tack_emu_kernel.h", "-x", "c++", src, "-o", out});
+        argv.push_back("-I" TACK_EMU_INCLUDE_DIR);
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        argv.insert(argv.end(), {"-x", "c++", src, "-o", out});
         std::string log;
         bool ok = run_tool(argv, &log);
         unlink(src.c_str());
@@ -619,6 +625,10 @@ std::unique_ptr<Module> Module::load(const std::string& source, std::string* why
     std::unique_ptr<Module> m(new Module());
     m->handle_ = handle;
     return m;
+}
+
+void* Module::symbol(const std::string& name) const {
+    return dlsym(handle_, name.c_str());
 }
 
 Module::~Module() {

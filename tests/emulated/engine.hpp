@@ -244,6 +244,13 @@ class Module {
   public:
     /// Compiles (or finds in the cache) and loads `source`; nullptr with `*why` set.
     static std::unique_ptr<Module> load(const std::string& source, std::string* why);
+    /// The same for C++ that already has its entry points (the emulated Metal compiler's
+    /// rewrite of MSL), compiled with `flags` added (include paths, -include).
+    static std::unique_ptr<Module> load_cpp(const std::string& text,
+                                            const std::vector<std::string>& flags,
+                                            std::string* why);
+    /// A symbol the module exports, or nullptr.
+    void* symbol(const std::string& name) const;
     ~Module();
     /// nullptr when the module has no kernel `name`.
     const Function* function(const std::string& name);

@@ -273,7 +273,7 @@ void DeviceBackend::launch(const Variant& variant, const LaunchArgs& args) {
         if (abi.n_arg_index >= 0) params[std::size_t(abi.n_arg_index)] = &n;
         launch_code(v.code_,
                     {unsigned(geometry_.groups(n)), unsigned(geometry_.group), std::uint64_t(n),
-                     params.data(), v.kinds_},
+                     params.data(), v.kinds_, abi.uses_collectives},
                     "the kernel launch");
     }
     if (complete) synchronize();
@@ -318,7 +318,7 @@ std::optional<double> DeviceBackend::reduce_array(const Buffer& buffer, DType dt
     void* params[] = {&in, &out, &n, &stride};
     launch_code(r.code_,
                 {unsigned(d.plan.groups), unsigned(kCollectiveLanes),
-                 d.plan.groups * kCollectiveLanes, params, kReductionKinds},
+                 d.plan.groups * kCollectiveLanes, params, kReductionKinds, true},
                 "the reduction launch");
     copy_out(&result, out, sizeof result);
     release_block(out, sizeof(float));

@@ -89,11 +89,14 @@ class DeviceBackend : public Backend {
     /// One launch: `groups` groups of `group` lanes covering `threads` iterations (groups *
     /// group >= threads; a vendor with exact grids, Metal, dispatches `threads`), `params[i]`
     /// pointing at argument i, which `kinds[i]` describes.
+    /// `complete_groups`: the kernel has collectives, so every group must have exactly `group`
+    /// lanes (CONTRACT D12); a vendor that would pick fewer refuses instead.
     struct LaunchShape {
         unsigned groups = 0, group = 0;
         std::uint64_t threads = 0;
         void** params = nullptr;
         std::span<const ArgKind> kinds;
+        bool complete_groups = false;
     };
     /// A texture's image: the vendor's 3-D array and the texture object sampling it.
     struct Image {

@@ -23,6 +23,9 @@ constexpr const char* kHiprtc[] = {"libhiprtc.so",     "libhiprtc.so.7",
 constexpr const char* kLevelZero[] = {"libze_loader.so.1", "libze_loader.so"};
 constexpr const char* kOcloc[] = {"libocloc.so", "libocloc.so.1"};
 constexpr const char* kOpenCl[] = {"libOpenCL.so.1", "libOpenCL.so"};
+// macOS only: the Objective-C runtime and the Metal framework (which loads Foundation).
+constexpr const char* kObjc[] = {"/usr/lib/libobjc.A.dylib", "libobjc.A.dylib"};
+constexpr const char* kMetal[] = {"/System/Library/Frameworks/Metal.framework/Metal"};
 
 constexpr VendorLibrary kLibraries[] = {
     {"cuda", "TACK_CUDA_LIBRARY", kCuda,
@@ -45,6 +48,9 @@ constexpr VendorLibrary kLibraries[] = {
      "libocloc.so was not found; install Intel's offline compiler (libocloc / intel-ocloc) to "
      "compile kernels for Level Zero",
      kLacks},
+    {"objc", "TACK_OBJC_LIBRARY", kObjc,
+     "the Objective-C runtime libobjc.A.dylib was not found ({tried})", kLacks},
+    {"metal", "TACK_METAL_LIBRARY", kMetal, "the Metal framework was not found ({tried})", kLacks},
     {"opencl", "TACK_OPENCL_LIBRARY", kOpenCl,
      "OpenCL unavailable: libOpenCL.so.1 not found ({tried})",
      "OpenCL unavailable: {library} lacks {symbol}"},

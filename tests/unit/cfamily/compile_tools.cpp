@@ -221,11 +221,9 @@ ToolResult compile_metal(const std::string& src) {
     if (!executable(clang)) return unavailable("clang++-19 not found");
     ToolResult r;
     r.available = true;
-    // The shim stands in for <metal_stdlib>: Metal's qualifiers, types and built-ins as C++.
-    std::string inc = temp_dir() + "/metal_include";
-    run_command("mkdir -p " + inc, &r.log);
-    write_temp("metal_include/metal_stdlib",
-               "#include \"" TACK_SOURCE_DIR "/tests/unit/cfamily/metal_shim.h\"\n");
+    // The emulated Metal device's <metal_stdlib> (tests/emulated/include/metal) stands in for
+    // Apple's: Metal's qualifiers, types and built-ins as C++.
+    std::string inc = TACK_SOURCE_DIR "/tests/emulated/include/metal";
     std::string path = write_temp("kernel.metal.cpp", src);
     r.ok = run_command(std::string(clang) +
                            " -fsyntax-only -std=c++17 -Wall -Werror -Wno-unknown-attributes "
