@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The CUDA and HIP backends end to end on the emulated devices (tests/emulated): every Python
+# The CUDA, HIP and Metal backends end to end on the emulated devices (tests/emulated): every Python
 # test parametrized over backends, and random programs through the differential tester, each
 # GPU backend in processes of its own (tests/python/conftest.py says why HIP runs apart from
-# PoCL). The gtests of tests/unit/cuda and tests/unit/hip run in `make unit` (ctest).
-#   scripts/emulated_test.sh [BUILD_DIR=build] [PROGRAMS=400] [BACKENDS="cuda hip"]
+# PoCL). The gtests of tests/unit/cuda, tests/unit/hip and tests/unit/metal run in `make unit`
+# (ctest).
+#   scripts/emulated_test.sh [BUILD_DIR=build] [PROGRAMS=400] [BACKENDS="cuda hip metal"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 PROGRAMS=${2:-400}
-BACKENDS=${3:-cuda hip}
+BACKENDS=${3:-cuda hip metal}
 PY=${PYTHON:-$PWD/.venv/bin/python}
 EMU=$PWD/$BUILD/emulated
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -17,6 +18,7 @@ for backend in $BACKENDS; do
   case $backend in
     cuda) libs=(TACK_CUDA_LIBRARY="$EMU/libtack_emu_cuda.so" TACK_NVRTC_LIBRARY="$EMU/libtack_emu_nvrtc.so") ;;
     hip) libs=(TACK_HIP_LIBRARY="$EMU/libtack_emu_hip.so" TACK_HIPRTC_LIBRARY="$EMU/libtack_emu_hip.so") ;;
+    metal) libs=(TACK_OBJC_LIBRARY="$EMU/libtack_emu_metal.so" TACK_METAL_LIBRARY="$EMU/libtack_emu_metal.so") ;;
     *) echo "emulated_test: unknown backend $backend" >&2; exit 2 ;;
   esac
   if [ ! -f "${libs[0]#*=}" ]; then

@@ -317,13 +317,16 @@ def main():
         return self_check(args)
     backends = (["cpu-lanes"] if args.lanes else args.backends.split(",") if args.backends else
                 [b for b in tack._tack._available_backends() if _usable(b)])
+    # f64 only where every backend of the run has it (CONTRACT E1: not Metal).
+    f64 = all(b == "cpu-lanes" or tack.init(b).supports_f64 for b in backends)
+    tack.init(tack.cpu)
     start = time.time()
     ran = 0
     failures = []
     seed = args.seed
     while ran < args.programs:
         n = min(args.batch, args.programs - ran)
-        batch = P.Batch(seed, n, FEATURES)
+        batch = P.Batch(seed, n, FEATURES, f64)
         for backend in backends:
             try:
                 res = (lanes_check(batch, batch.programs) if backend == "cpu-lanes" else
@@ -346,7 +349,7 @@ def main():
           f"seeds {args.seed}..{seed - 1}, {elapsed:.1f}s, {len(failures)} failures")
     seen = set()
     for seed, backend, prog, msg in failures:
-        batch = P.Batch(seed, args.batch, FEATURES)
+        batch = P.Batch(seed, args.batch, FEATURES, f64)
         prog = next(p for p in batch.programs if p.name == prog.name)
         alone = (lanes_check(batch, [prog]) if backend == "cpu-lanes" else
                  run_programs(batch, [prog], backend, fused=False))[prog.name]

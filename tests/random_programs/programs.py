@@ -690,12 +690,14 @@ class Program:
 class Batch:
     """Programs sharing inputs, scalar parameters and the parallel loop's shape."""
 
-    def __init__(self, seed, n_programs, features):
+    def __init__(self, seed, n_programs, features, allow_f64=True):
         self.seed = seed
         self.rng = random.Random(seed)
         rng = self.rng
         self.features = features
-        self.has_f64 = rng.random() < 0.6
+        # Drawn either way, so a seed's other choices do not depend on allow_f64 (Metal has no
+        # f64: its runs generate f32-only programs).
+        self.has_f64 = rng.random() < 0.6 and allow_f64
         self.n = rng.choice([16, 24, 32])
         self.width = rng.choice([4, 8]) if rng.random() < 0.3 else None  # ndrange(n/w, w)
         # range(n), range(start, n), range(start, n, step) or range(start, s_len) (A14)

@@ -58,7 +58,8 @@ MetalBackend::MetalBackend(const Messages& m, Id device) : m_(m), device_(device
 
 MetalBackend::~MetalBackend() {
     try {
-        synchronize();
+        std::lock_guard lock(mutex_);
+        wait_through(open_sequence_);
     } catch (const std::exception&) {  // an error of a queued launch nobody waited for
     }
     std::lock_guard lock(mutex_);
@@ -264,8 +265,7 @@ void MetalBackend::wait_for_users(std::uint64_t address) {
 }
 
 void MetalBackend::synchronize() {
-    std::lock_guard lock(mutex_);
-    wait_through(open_sequence_);
+    wait_for_queue(/*interruptible=*/true);  // a Ctrl-C ends tack.sync()'s wait
 }
 
 void* MetalBackend::create_event() {

@@ -45,7 +45,8 @@ class MetalBackend final : public gpu::DeviceBackend {
     ~MetalBackend() override;
 
     const BackendEntry& entry() const override { return backend_entry(); }
-    std::string runtime_version() const override { return device_name_; }
+    /// MTLDevice.name ("Apple M2"): Metal has no runtime version of its own.
+    const std::string& device_name() const { return device_name_; }
     /// Apple GPUs sample 3-D textures of up to 2048 texels per axis.
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
     void synchronize() override;
