@@ -39,7 +39,7 @@ def test_example_runs_and_checks_itself(script, arch, tmp_path):
     if script.name in NEEDS:
         pytest.importorskip(NEEDS[script.name])
     if not BACKENDS[arch].supports_f64 and script.stem in F64_ON_DEVICE:
-        pytest.skip(f"{script.stem} computes in f64 on the device, which {arch} lacks (CONTRACT E1)")
+        pytest.skip(f"{script.stem} computes in f64 on the device, which {arch} lacks (E1)")
     env = dict(python_env(), TACK_EXAMPLES_ARCH=arch)
     r = subprocess.run([sys.executable, str(script), *ARGS.get(script.name, [])], cwd=tmp_path,
                        capture_output=True, text=True, env=env, timeout=300)

@@ -186,7 +186,8 @@ TEST(CFamilyTextures, LevelZeroOpenCLThroughClangSpirv) {
 }
 
 // There is no Metal compiler on Linux: the MSL is checked textually (above) and for syntax and
-// types through clang++ over the emulated Metal device's <metal_stdlib>, which models texture3d<float> and sampler.
+// types through clang++ over the emulated Metal device's <metal_stdlib>, which models
+// texture3d<float> and sampler.
 TEST(CFamilyTextures, MetalSyntaxThroughClangShim) {
     compile_both_forms("metal", compile_metal);
 }
