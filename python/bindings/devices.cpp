@@ -93,6 +93,14 @@ void init_devices(nb::module_& m) {
             },
             "The vendor runtime's release, \"major.minor[.patch]\" (HIP: the ROCm release; "
             "CUDA: the driver's CUDA version), or None.")
+        .def_prop_ro(
+            "dlpack_refusal_note",
+            [](const Device& d) -> std::optional<std::string> {
+                std::string_view note = d.backend()->dlpack_refusal_note();
+                if (note.empty()) return std::nullopt;
+                return std::string(note);
+            },
+            "What a refused DLPack import adds on this backend (Metal), or None.")
         .def_prop_ro("device_memory_spaces",
                      [](const Device& d) {
                          nb::list l;

@@ -190,6 +190,12 @@ struct ImportedTensor {
 
 const char* device_name(int32_t type) {
     switch (type) {
+        case kDLCPU:
+            return "kDLCPU";
+        case kDLCUDAHost:
+            return "kDLCUDAHost";
+        case kDLROCMHost:
+            return "kDLROCMHost";
         case kDLCUDA:
             return "kDLCUDA";
         case kDLCUDAManaged:
@@ -209,18 +215,26 @@ const char* device_name(int32_t type) {
 
 void check_device(const DLDevice& device) {
     int32_t type = device.device_type;
-    std::vector<int> accepted = default_device().backend()->dlpack_imports();
+    const auto& backend = *default_device().backend();
+    std::vector<int> accepted = backend.dlpack_imports();
     if (std::find(accepted.begin(), accepted.end(), type) != accepted.end()) return;
-    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost)
-        raise_python(PyExc_RuntimeError,
-                     "The " + default_device().display_name() +
-                         " backend wraps device memory only; this DLPack tensor is in host "
-                         "memory: use tack.from_dlpack(x, copy=True) or the CPU backend");
+
     if (type == kDLMetal)
         raise_python(PyExc_ValueError,
                      "Metal DLPack tensors (kDLMetal) cannot be imported: Metal buffers are not "
                      "addressable by pointer; use tack.from_dlpack(x, copy=True)");
     const char* named = device_name(type);
+    if (std::string_view note = backend.dlpack_refusal_note(); !note.empty())
+        raise_python(PyExc_RuntimeError,
+                     "The " + default_device().display_name() +
+                         " backend cannot wrap DLPack memory on " +
+                         (named ? std::string(named) : "device type " + std::to_string(type)) +
+                         ": " + std::string(note));
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost)
+        raise_python(PyExc_RuntimeError,
+                     "The " + default_device().display_name() +
+                         " backend wraps device memory only; this DLPack tensor is in host "
+                         "memory: use tack.from_dlpack(x, copy=True) or the CPU backend");
     if (!named)
         raise_python(PyExc_ValueError,
                      "Unknown DLPack device type " + std::to_string(type) + "; cannot import");

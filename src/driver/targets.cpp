@@ -42,29 +42,32 @@ constexpr std::string_view kLevelZeroSpaces[] = {"level_zero"};
 // 64 KiB per work-item at SIMD32; Apple publishes no limit, so Metal takes Level Zero's. The
 // OpenCL row is CUDA's, which a device narrows (PoCL: opencl/device.cpp). Columns: name,
 // display name, dialect, textures, dtypes, atomic dtypes, device reductions, workgroups,
-// private bytes, memory spaces, DLPack imports, DLPack export, install hint.
+// private bytes, memory spaces, DLPack imports, DLPack export, install hint, DLPack refusal
+// note.
 // clang-format off
 constexpr Target kTargets[] = {
     {"cpu", "CPU", "", TextureForm::Software, kAll, kAll, false, false, 1 * GiB, {}, kHostMemory, kDLCPU,
-     "The CPU backend is part of every build; check the LLVM installation."},
+     "The CPU backend is part of every build; check the LLVM installation.", ""},
     {"cuda", "CUDA", "cuda", TextureForm::Hardware, kAll, kCudaAtomics, true, true, 512 * KiB,
      kCudaSpaces,
      kCudaMemory, kDLCUDA,
-     "Requires an NVIDIA driver (libcuda.so) and NVRTC for the CUDA backend."},
+     "Requires an NVIDIA driver (libcuda.so) and NVRTC for the CUDA backend.", ""},
     {"hip", "HIP", "hip", TextureForm::Hardware, kAll, kCudaAtomics, true, true, 128 * KiB - 16,
      kHipSpaces,
      kRocmMemory, kDLROCM,
-     "Requires ROCm (libamdhip64.so and hipRTC) and an AMD GPU for the HIP backend."},
+     "Requires ROCm (libamdhip64.so and hipRTC) and an AMD GPU for the HIP backend.", ""},
     {"level_zero", "Level Zero", "level_zero", TextureForm::Hardware, kAll, {i32, u32, f32}, true,
      true, 64 * KiB, kLevelZeroSpaces, kOneApiMemory, kDLOneAPI,
      "Requires the system libraries libze_loader.so (a Level Zero driver) and libocloc.so for the "
-     "Level Zero backend; no pip package installs them."},
+     "Level Zero backend; no pip package installs them.", ""},
     {"metal", "Metal", "metal", TextureForm::Hardware, kNoF64, {i32, u32, f32}, true, true, 64 * KiB,
      {}, {},
-     kDLCPU, "Requires macOS and a Metal device (the Metal framework) for the Metal backend."},
+     kDLCPU, "Requires macOS and a Metal device (the Metal framework) for the Metal backend.",
+     "Metal imports no DLPack memory zero-copy: its kernels read only MTLBuffers it allocated; "
+     "use tack.from_dlpack(x, copy=True)."},
     {"opencl", "OpenCL", "opencl", TextureForm::Software, kAll, {i32, u32, i64, u64, f32}, true,
      true, 512 * KiB, kOpenClSpaces, kHostMemory, kDLCPU,
-     "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend."},
+     "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend.", ""},
 };
 // clang-format on
 

@@ -194,6 +194,8 @@ class Backend : public std::enable_shared_from_this<Backend> {
     /// DLPack device types (DLDeviceType codes) whose memory wrap_ptr takes without copying
     /// (CONTRACT E1; host memory on the CPU and OpenCL).
     std::vector<int> dlpack_imports() const;
+    /// What a refused DLPack import adds (its target row's; Metal's), or "".
+    std::string_view dlpack_refusal_note() const;
     /// The DLPack device type of this backend's arrays on export (the row's) and its device
     /// ordinal.
     std::pair<int, int> dlpack_device() const;

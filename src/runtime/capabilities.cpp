@@ -61,6 +61,10 @@ std::vector<int> Backend::dlpack_imports() const {
     return {codes.begin(), codes.end()};
 }
 
+std::string_view Backend::dlpack_refusal_note() const {
+    return target().dlpack_refusal_note;
+}
+
 std::pair<int, int> Backend::dlpack_device() const {
     return {target().dlpack_export, device_ordinal()};
 }

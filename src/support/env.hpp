@@ -71,11 +71,12 @@ bool env_hip_pool_allocator();
 bool env_madvise_hugepage();
 
 /// TACK_CUDA_LIBRARY, TACK_NVRTC_LIBRARY, TACK_HIP_LIBRARY, TACK_HIPRTC_LIBRARY,
-/// TACK_LEVEL_ZERO_LIBRARY, TACK_OCLOC_LIBRARY, TACK_OPENCL_LIBRARY: the file one vendor library
-/// is loaded from, for a driver or compiler installed where the dynamic loader does not look
-/// (only that file is tried); unset or empty, the usual library names are searched. The test
-/// suites point the CUDA and HIP ones at the emulated devices of tests/emulated. Returns the
-/// path, or nullopt when unset or empty.
+/// TACK_LEVEL_ZERO_LIBRARY, TACK_OCLOC_LIBRARY, TACK_OPENCL_LIBRARY, TACK_OBJC_LIBRARY,
+/// TACK_METAL_LIBRARY: the file one vendor library is loaded from, for a driver or compiler
+/// installed where the dynamic loader does not look (only that file is tried); unset or empty,
+/// the usual library names are searched. The test suites point the CUDA, HIP, Objective-C and
+/// Metal ones at the emulated devices of tests/emulated. Returns the path, or nullopt when
+/// unset or empty.
 std::optional<std::string> env_library(const char* name);
 
 /// The disk cache directory from TACK_CACHE_DIR; default $XDG_CACHE_HOME/tack, else
