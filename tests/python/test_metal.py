@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tack
+
 from conftest import BACKENDS
 
 pytestmark = pytest.mark.skipif("metal" not in BACKENDS, reason="no Metal device here")
