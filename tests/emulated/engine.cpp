@@ -591,6 +591,8 @@ std::unique_ptr<Module> Module::load_cpp(const std::string& text,
     std::string key = compiler();
     for (const std::string& f : code_flags())
         key += " " + f;
+    for (const std::string& f : flags)  // code flags (-ffast-math); paths stay out of the key
+        if (f.rfind("-f", 0) == 0) key += " " + f;
     std::string dir = cache_dir();
     std::string so = dir + "/" + content_hash(key + "\n" + headers_text() + "\n" + text) + ".so";
     if (access(so.c_str(), F_OK) != 0) {

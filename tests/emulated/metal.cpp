@@ -884,6 +884,9 @@ Id device_new_queue(Id, Sel) {
 Id device_new_library(Id, Sel, Id source, Id options, Id* error) {
     if (!source || !is_live(source)) die("newLibraryWithSource: no source string");
     if (options && !is_live(options)) die("newLibraryWithSource: options freed");
+    // Metal's default is fast math (nil options included): the emulated compiler then takes
+    // clang's fast-math liberties, which NaN and infinity results show.
+    bool fast = !options || self_as<CompileOptions>(options)->fast_math;
     const std::string& text = self_as<String>(source)->text;
     std::vector<Parsed> kernels;
     std::string why;
@@ -892,7 +895,10 @@ Id device_new_library(Id, Sel, Id source, Id options, Id* error) {
         return nullptr;
     }
     std::unique_ptr<tack_emu::Module> module = tack_emu::Module::load_cpp(
-        as_cpp(text, kernels), {"-I" TACK_EMU_INCLUDE_DIR "/metal"}, &why);
+        as_cpp(text, kernels),
+        fast ? std::vector<std::string>{"-I" TACK_EMU_INCLUDE_DIR "/metal", "-ffast-math"}
+             : std::vector<std::string>{"-I" TACK_EMU_INCLUDE_DIR "/metal"},
+        &why);
     if (!module) {
         set_error(error, "Compiler encountered an error: " + why, 3);
         return nullptr;

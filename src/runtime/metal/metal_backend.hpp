@@ -54,6 +54,11 @@ class MetalBackend final : public gpu::DeviceBackend {
 
     /// Command buffers committed so far (tests: the batching).
     std::size_t command_buffers() const { return committed_; }
+    /// Committed command buffers not yet waited for (at most kInFlight).
+    std::size_t in_flight() {
+        std::lock_guard lock(mutex_);
+        return in_flight_.size();
+    }
 
     TACK_DEVICE_BACKEND_HOOKS
 
