@@ -12,7 +12,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE := 5G
 
-.PHONY: setup configure build demo test test-full unit golden python differential emulated \
+.PHONY: setup configure build demo test test-full unit golden python differential emulated libcxx \
 	format-check asan fuzz bench bench-peers install clean docs docs-site docs-test scaleout \
 	wheel-test
 
@@ -57,6 +57,12 @@ EMULATED_PROGRAMS ?= 400
 emulated: build
 	@TACK_CACHE_DIR=$(CURDIR)/$(BUILD)/test-cache scripts/emulated_test.sh $(BUILD) $(EMULATED_PROGRAMS)
 
+# The core, tackc and the Python extension built with clang and libc++ (macOS's toolchain), no
+# LLVM, warnings as errors; the extension runs a kernel on the emulated Metal device.
+LIBCXX_BUILD ?= build-libcxx
+libcxx: build
+	@scripts/libcxx_build.sh $(LIBCXX_BUILD) $(BUILD)
+
 golden: build
 	@scripts/golden.sh $(BUILD)/tools/tackc/tackc
 
@@ -92,7 +98,7 @@ scaleout: build
 wheel-test: setup
 	@scripts/wheel_test.sh
 
-test: format-check build unit golden python differential emulated docs scaleout asan fuzz
+test: format-check build unit golden python differential emulated docs scaleout asan fuzz libcxx
 	@echo "make test: all checks passed"
 
 # Everything `make test` runs, with the random-program tester's full counts on every backend.

@@ -19,6 +19,16 @@ find_package(nanobind CONFIG REQUIRED)
 
 file(GLOB TACK_PYTHON_SOURCES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/python/bindings/*.cpp")
 # NOMINSIZE: the binding call path is measured in microseconds; keep the project's -O2.
+# GNU ld and lld spell "drop unused needed libraries" and "keep static archives' symbols local"
+# as below; Apple's ld64 has -dead_strip_dylibs for the first and needs nothing for the second
+# (two-level namespaces: a module's references bind to the library they were linked against).
+if(APPLE)
+  set(TACK_LINK_AS_NEEDED -Wl,-dead_strip_dylibs)
+  set(TACK_LINK_ARCHIVES_PRIVATE "")
+else()
+  set(TACK_LINK_AS_NEEDED -Wl,--as-needed)
+  set(TACK_LINK_ARCHIVES_PRIVATE -Wl,--exclude-libs,ALL)
+endif()
 nanobind_add_module(_tack NOMINSIZE ${TACK_PYTHON_SOURCES})
 target_include_directories(_tack PRIVATE "${PROJECT_SOURCE_DIR}/python/bindings")
 
@@ -40,7 +50,7 @@ if(TACK_LLVM_LAZY)
   target_link_libraries(tack_llvm_loader PUBLIC tack_front)
   add_library(_tack_llvm MODULE ${PROJECT_SOURCE_DIR}/src/codegen/llvm/module/module.cpp)
   set_target_properties(_tack_llvm PROPERTIES PREFIX "" SUFFIX ".so")
-  target_link_options(_tack_llvm PRIVATE -Wl,--exclude-libs,ALL)
+  target_link_options(_tack_llvm PRIVATE ${TACK_LINK_ARCHIVES_PRIVATE})
   # The module carries the LLVM components it uses (static archives): opening libLLVM.so and
   # binding its ~100k exported symbols took 9 of the 12 ms of a CPU backend's start (2026-12,
   # 2-core VM: backend start 12 -> 3 ms, the first compile unchanged). It takes the generator's
@@ -56,16 +66,16 @@ if(TACK_LLVM_LAZY)
     llvm_map_components_to_libnames(TACK_LLVM_MODULE_LIBS core passes native orcjit jitlink)
     target_sources(_tack_llvm PRIVATE $<TARGET_OBJECTS:tack_llvm>)
     target_link_libraries(_tack_llvm PRIVATE tack_front ${TACK_LLVM_MODULE_LIBS})
-    target_link_options(_tack_llvm PRIVATE -Wl,--as-needed)
+    target_link_options(_tack_llvm PRIVATE ${TACK_LINK_AS_NEEDED})
   else()
     target_link_libraries(_tack_llvm PRIVATE tack_llvm)
     # A static LLVM names libraries (libz3, ...) that nothing here calls: not recorded as needed.
     if(TACK_LLVM_STATIC)
-      target_link_options(_tack_llvm PRIVATE -Wl,--as-needed)
+      target_link_options(_tack_llvm PRIVATE ${TACK_LINK_AS_NEEDED})
     endif()
   endif()
   target_link_libraries(_tack PRIVATE tack_llvm_loader tack ${CMAKE_DL_LIBS})
-  target_link_options(_tack PRIVATE -Wl,--as-needed)
+  target_link_options(_tack PRIVATE ${TACK_LINK_AS_NEEDED})
   add_dependencies(_tack _tack_llvm)
 else()
   target_link_libraries(_tack PRIVATE tack)
@@ -74,12 +84,12 @@ endif()
 # their ~2,000 symbols are not exported, the loader binds none of them at import, and calls
 # between them are direct instead of through the PLT (measured: a third of the extension's
 # relocations, and every core call of a launch went through a PLT stub).
-target_link_options(_tack PRIVATE -Wl,--exclude-libs,ALL)
+target_link_options(_tack PRIVATE ${TACK_LINK_ARCHIVES_PRIVATE})
 if(TACK_LLVM_STATIC)
   # The static LLVM stays private the same way (another LLVM in the process, e.g. PoCL's or
   # llvmlite's, keeps its own), and libraries LLVMSupport lists but nothing here calls (libz3,
   # ...) are not recorded as needed.
-  target_link_options(_tack PRIVATE -Wl,--as-needed)
+  target_link_options(_tack PRIVATE ${TACK_LINK_AS_NEEDED})
 endif()
 
 if(SKBUILD)

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache git pkg-config
   llvm-19-dev clang-19 libclang-rt-19-dev
+  libc++-19-dev libc++abi-19-dev  # the libc++ build (scripts/libcxx_build.sh): macOS's library
   googletest libgtest-dev libbenchmark-dev
   clang-format
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers

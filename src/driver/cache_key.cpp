@@ -1,13 +1,14 @@
 #include "driver/cache_key.hpp"
 
-#include "support/build_id.hpp"
 #include "support/hash.hpp"
+#include "support/platform.hpp"
 
 namespace tack::driver {
 
 std::string make_key(const KeyParts& parts) {
     // The compiler's build: a rebuild of one version may generate other code.
-    static const std::string build = support::build_id_of(reinterpret_cast<const void*>(&make_key));
+    static const std::string build =
+        support::platform::build_id_of(reinterpret_cast<const void*>(&make_key));
     support::Hasher hasher;
     hasher.field("tack-variant-key-v1")
         .field(parts.ir_text)

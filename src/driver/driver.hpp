@@ -90,7 +90,7 @@ struct CompileOptions {
     Stage stop_after = Stage::Variant;
     /// The variant's extents, covering the template's dims_used (Stage::Variant). Without it
     /// the variant keeps its extents symbolic, as the template (benchmarks of the generators).
-    std::function<passes::ShapeValues(const Template& t)> shapes;
+    std::function<passes::ShapeValues(const Template& t)> shapes = {};
 };
 
 struct Compiled {

@@ -39,7 +39,7 @@ struct Target {
     int dlpack_export;                                // the DLDeviceType of exported arrays
     std::string_view install_hint;  // starts with "Requires" where something can be added
     /// Added to a DLPack import's refusal (the seed's dlpack_refusal_note; Metal's); or empty.
-    std::string_view dlpack_refusal_note;
+    std::string_view dlpack_refusal_note = {};
 
     /// Its arrays are host memory (exported as DLPack's kDLCPU, 1): every pointer is "cpu" to it.
     constexpr bool host_memory() const { return dlpack_export == 1; }

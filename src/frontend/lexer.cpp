@@ -467,8 +467,8 @@ constexpr const char* kLexErrorMessages[] = {
     "unindent does not match any outer indentation level",
     "unexpected character after line continuation character",
     "invalid numeric literal",
-    "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal "
-    "integers",
+    ("leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal "
+     "integers"),
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "frontend/literals.hpp"
 
+#include "support/platform.hpp"
+
 #include <charconv>
 #include <cmath>
 
@@ -141,17 +143,16 @@ double float_literal_value(std::string_view s) {
     }
     p[n] = '\0';
     double value = 0;
-    auto [end, ec] = std::from_chars(p, p + n, value);
-    if (ec == std::errc::result_out_of_range) {
-        // from_chars leaves the value unset when the result rounds to zero or infinity; Python
-        // gives 0.0 or inf. (from_chars is used rather than strtod: it is correctly rounded
-        // too and ignores the process locale.)
+    bool out_of_range = false;
+    support::platform::parse_double({p, n}, &value, &out_of_range);
+    if (out_of_range) {
+        // The value is unset when the result rounds to zero or infinity; Python gives 0.0 or
+        // inf. (Correctly rounded, whatever the process locale: platform.hpp.)
         std::string_view sv(p, n);
         size_t e = sv.find_first_of("eE");
         bool negative_exp = e != std::string_view::npos && e + 1 < n && p[e + 1] == '-';
         value = negative_exp ? 0.0 : HUGE_VAL;
     }
-    (void)end;
     return value;
 }
 

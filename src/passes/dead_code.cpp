@@ -20,6 +20,7 @@ struct ReadVars : IRVisitor {
 
 // Every variable the kernel still mentions (read or written).
 struct MentionedVars : ReadVars {
+    using ReadVars::visit;
     void visit(const Assign* n) override {
         read.insert(n->var.get());
         IRVisitor::visit(n);

@@ -7,10 +7,7 @@
 #include "runtime/fork_guard.hpp"
 #include "runtime/graph/graph.hpp"
 #include "support/env.hpp"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "support/platform.hpp"
 
 namespace tack::runtime {
 
@@ -30,11 +27,9 @@ void* allocate_host(std::size_t padded) {
     if (padded > std::numeric_limits<std::size_t>::max() - kHugePage) return nullptr;
     std::size_t rounded = (padded + kHugePage - 1) / kHugePage * kHugePage;
     void* p = std::aligned_alloc(kHugePage, rounded);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    // Advice only: failure changes nothing. TACK_MADVISE_HUGEPAGE=0 leaves it out (with THP
-    // defrag in madvise mode a fault on such a range may stall to compact memory).
-    if (p && support::env_madvise_hugepage()) madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+    // TACK_MADVISE_HUGEPAGE=0 leaves the advice out (with THP defrag in madvise mode a fault
+    // on such a range may stall to compact memory).
+    if (p && support::env_madvise_hugepage()) support::platform::advise_huge_pages(p, rounded);
     return p;
 }
 }  // namespace

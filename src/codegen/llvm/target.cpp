@@ -20,7 +20,7 @@
 
 #include "codegen/llvm/internal.hpp"
 #include "diag/diagnostic.hpp"
-#include "support/build_id.hpp"
+#include "support/platform.hpp"
 
 namespace tack::codegen::llvm_cpu {
 namespace detail {
@@ -177,7 +177,7 @@ std::vector<uint8_t> emit_object(llvm::Module& m) {
 const std::string& host_target_fingerprint() {
     static const std::string fingerprint =
         detail::host_identity().fingerprint + ";generator " +
-        support::build_id_of(reinterpret_cast<const void*>(&host_target_fingerprint));
+        support::platform::build_id_of(reinterpret_cast<const void*>(&host_target_fingerprint));
     return fingerprint;
 }
 

@@ -10,13 +10,7 @@
 #include <thread>
 
 #include "diag/diagnostic.hpp"
-
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+#include "support/platform.hpp"
 
 namespace tack::runtime::cpu {
 namespace {
@@ -51,24 +45,13 @@ inline void cpu_relax() {
 #endif
 }
 
-// Sleeps while *word == expected. std::atomic::wait would do, but libstdc++ only spins a
-// fixed count before its own futex and gives no control over the budget.
+// Sleeps while *word == expected (a futex: platform.hpp says why not std::atomic::wait).
 void futex_wait(std::atomic<uint32_t>& word, uint32_t expected) {
-#if defined(__linux__)
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr,
-            nullptr, 0);
-#else
-    word.wait(expected);
-#endif
+    support::platform::wait_while(word, expected);
 }
 
 void futex_wake_all(std::atomic<uint32_t>& word) {
-#if defined(__linux__)
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
-            nullptr, 0);
-#else
-    word.notify_all();
-#endif
+    support::platform::wake_all(word);
 }
 
 }  // namespace
@@ -76,11 +59,7 @@ void futex_wake_all(std::atomic<uint32_t>& word) {
 namespace detail {
 
 int current_cpu() {
-#if defined(__linux__)
-    return sched_getcpu();
-#else
-    return -1;
-#endif
+    return support::platform::current_cpu();
 }
 
 // Moves the calling thread to another CPU it may run on: narrows its affinity to exclude `cpu`
@@ -91,19 +70,16 @@ int current_cpu() {
 // fan-outs (25 ms) on the 2-core VM (2026-12: the worker ran 2-5% of the pieces of the first
 // 200 heat steps, 50% after). No effect when the thread may run on one CPU only.
 bool move_off_cpu(int cpu) {
-#if defined(__linux__)
-    cpu_set_t allowed;
-    if (cpu < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
-    if (CPU_COUNT(&allowed) < 2 || !CPU_ISSET(cpu, &allowed)) return false;
-    cpu_set_t others = allowed;
-    CPU_CLR(cpu, &others);
-    if (sched_setaffinity(0, sizeof(others), &others) != 0) return false;
-    sched_setaffinity(0, sizeof(allowed), &allowed);
+    if (cpu < 0) return false;
+    std::vector<int> allowed = support::platform::allowed_cpus();
+    if (allowed.size() < 2 || std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
+        return false;
+    std::vector<int> others;
+    for (int c : allowed)
+        if (c != cpu) others.push_back(c);
+    if (!support::platform::set_allowed_cpus(others)) return false;
+    support::platform::set_allowed_cpus(allowed);
     return true;
-#else
-    (void)cpu;
-    return false;
-#endif
 }
 
 // Measured (benchmarks/bench_python.py, 2-core VM, 2026-12): a 90 µs kernel after 0.2-1 ms of
@@ -178,38 +154,26 @@ struct alignas(64) Block {
 // the other CPUs (one of them would be left out), nor where the caller's CPU is unknown.
 class CpuSteering {
   public:
-    explicit CpuSteering(int num_threads) {
-#if defined(__linux__)
-        if (sched_getaffinity(0, sizeof(allowed_), &allowed_) != 0) return;
-        int cpus = CPU_COUNT(&allowed_);
+    explicit CpuSteering(int num_threads) : allowed_(support::platform::allowed_cpus()) {
+        int cpus = static_cast<int>(allowed_.size());
         on_ = cpus >= 2 && num_threads <= cpus;
-#else
-        (void)num_threads;
-#endif
     }
-    bool on() const {
-        return on_;
-    }
+    bool on() const { return on_; }
 
     /// Confines the calling worker to the allowed CPUs but `cpu` (migrating it off `cpu` if it
     /// runs there). `avoided` is the CPU it already avoids; nothing is done when that is `cpu`.
     void avoid(int cpu, int& avoided) const {
-#if defined(__linux__)
-        if (!on_ || cpu < 0 || cpu == avoided || !CPU_ISSET(cpu, &allowed_)) return;
-        cpu_set_t mask = allowed_;
-        CPU_CLR(cpu, &mask);
-        if (sched_setaffinity(0, sizeof(mask), &mask) == 0) avoided = cpu;
-#else
-        (void)cpu;
-        (void)avoided;
-#endif
+        if (!on_ || cpu < 0 || cpu == avoided) return;
+        if (std::find(allowed_.begin(), allowed_.end(), cpu) == allowed_.end()) return;
+        std::vector<int> mask;
+        for (int c : allowed_)
+            if (c != cpu) mask.push_back(c);
+        if (support::platform::set_allowed_cpus(mask)) avoided = cpu;
     }
 
   private:
+    std::vector<int> allowed_;  // the pool creator's mask, which the workers start with
     bool on_ = false;
-#if defined(__linux__)
-    cpu_set_t allowed_{};  // the pool creator's mask, which the workers start with
-#endif
 };
 
 struct ThreadPool::Impl {

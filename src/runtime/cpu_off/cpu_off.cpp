@@ -1,6 +1,7 @@
 // The `cpu` backend of a TACK_LLVM=OFF build: listed like every backend, so tack.device("cpu"),
 // tackc devices and tack.inspect explain that this build has no LLVM instead of failing to
 // link. Selected by cmake/TackTargets.cmake in place of runtime/cpu.
+#include "runtime/cpu/cost_model.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/errors.hpp"
 
@@ -27,6 +28,10 @@ const BackendEntry& backend_entry() {
 
 std::string render_llvm_ir(const ir::Kernel&, bool, bool) {
     throw NotImplementedError(std::string("LLVM IR for the CPU: ") + kWhy);
+}
+
+uint64_t fan_out_count() {
+    return 0;  // no CPU backend, no pool
 }
 
 }  // namespace tack::runtime::cpu

@@ -75,7 +75,7 @@ struct ReducePlan {
 /// `max_groups` and by the launch limit.
 struct ReduceDecision {
     bool empty = false;
-    ReducePlan plan;
+    ReducePlan plan{};
 };
 ReduceDecision plan_reduction(std::int64_t count, ir::ReduceOp op, const Geometry& g,
                               std::uint64_t max_groups);

@@ -11,7 +11,20 @@ namespace {
 constexpr std::string_view kLacks = "{library} lacks {symbol}";
 
 // The versioned sonames are what the runtime packages install; the bare names exist only with
-// development packages. ROCm 6 moved hipRTC out of libamdhip64 into a library of its own.
+// development packages. ROCm 6 moved hipRTC out of libamdhip64 into a library of its own. On
+// macOS, OpenCL is a system framework (deprecated, still shipped), libobjc and Metal are always
+// there, and no CUDA, ROCm or Level Zero exists; their .dylib names are tried so that a message
+// says what was looked for rather than an ELF soname.
+#if defined(__APPLE__)
+constexpr const char* kCuda[] = {"libcuda.dylib"};
+constexpr const char* kNvrtc[] = {"libnvrtc.dylib"};
+constexpr const char* kHip[] = {"libamdhip64.dylib"};
+constexpr const char* kHiprtc[] = {"libhiprtc.dylib"};
+constexpr const char* kLevelZero[] = {"libze_loader.dylib"};
+constexpr const char* kOcloc[] = {"libocloc.dylib"};
+constexpr const char* kOpenCl[] = {"/System/Library/Frameworks/OpenCL.framework/OpenCL",
+                                   "libOpenCL.dylib"};
+#else
 constexpr const char* kCuda[] = {"libcuda.so.1", "libcuda.so"};
 constexpr const char* kNvrtc[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                   "/usr/local/cuda/lib64/libnvrtc.so"};
@@ -23,7 +36,9 @@ constexpr const char* kHiprtc[] = {"libhiprtc.so",     "libhiprtc.so.7",
 constexpr const char* kLevelZero[] = {"libze_loader.so.1", "libze_loader.so"};
 constexpr const char* kOcloc[] = {"libocloc.so", "libocloc.so.1"};
 constexpr const char* kOpenCl[] = {"libOpenCL.so.1", "libOpenCL.so"};
-// macOS only: the Objective-C runtime and the Metal framework (which loads Foundation).
+#endif
+// The Objective-C runtime and the Metal framework (which loads Foundation): macOS only, and
+// named the same everywhere so that elsewhere the message says what Metal needs.
 constexpr const char* kObjc[] = {"/usr/lib/libobjc.A.dylib", "libobjc.A.dylib"};
 constexpr const char* kMetal[] = {"/System/Library/Frameworks/Metal.framework/Metal"};
 

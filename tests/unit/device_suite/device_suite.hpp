@@ -286,7 +286,9 @@ inline void hardware_samples_match_the_trilinear_reference(const tack::Device& d
     const bool hardware = dev.backend()->texture_in_hardware({w, h, d});
     // Only the emulated HIP device told to have no images (ctest HipWithoutImages) samples in
     // software here; anywhere else a silent fall-back would pass the comparison unnoticed.
-    if (!std::getenv("TACK_EMU_IMAGES")) ASSERT_TRUE(hardware) << backend << " samples in software";
+    if (!std::getenv("TACK_EMU_IMAGES")) {
+        ASSERT_TRUE(hardware) << backend << " samples in software";
+    }
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f), wide(-0.25f, 1.25f);
     std::vector<float> vol(std::size_t(w * h * d)), u(n), v(n), s(n);

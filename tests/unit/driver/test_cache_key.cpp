@@ -2,12 +2,14 @@
 // of the compiler that generated the code.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "driver/cache_key.hpp"
-#include "support/build_id.hpp"
+#include "support/platform.hpp"
 
 namespace tack::driver {
 namespace {
@@ -52,11 +54,31 @@ TEST(CacheKey, BuildIdIsTheLinkersOfTheObjectHoldingTheCode) {
     if (at == std::string::npos) GTEST_SKIP() << "no readelf, or a binary without a build id";
     at += 10;
     std::string expected = notes.substr(at, notes.find('\n', at) - at);
-    std::string id = support::build_id_of(reinterpret_cast<const void*>(&make_key));
+    std::string id = support::platform::build_id_of(reinterpret_cast<const void*>(&make_key));
     EXPECT_EQ(id, expected);
     EXPECT_EQ(id.size(), 40u);
     int local = 0;  // the stack is no loaded object
-    EXPECT_EQ(support::build_id_of(&local), "");
+    EXPECT_EQ(support::platform::build_id_of(&local), "");
+}
+
+// macOS's build id: a 64-bit Mach-O header, a segment command and LC_UUID, laid out by hand as
+// <mach-o/loader.h> describes them.
+TEST(CacheKey, MachOBuildIdIsTheUuidLoadCommand) {
+    std::vector<std::uint32_t> image = {0xfeedfacf, 0x01000007, 3, 6, 2, 72 + 24, 0, 0};
+    std::vector<std::uint32_t> segment(72 / 4, 0);
+    segment[0] = 0x19;  // LC_SEGMENT_64
+    segment[1] = 72;
+    image.insert(image.end(), segment.begin(), segment.end());
+    image.insert(image.end(), {0x1b, 24, 0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc});
+    EXPECT_EQ(support::platform::macho_uuid(image.data()), "00112233445566778899aabbccddeeff");
+    image[8 + 72 / 4] = 0x2;  // LC_SYMTAB: no UUID left
+    EXPECT_EQ(support::platform::macho_uuid(image.data()), "");
+    image[0] = 0x464c457f;  // an ELF header's first word
+    EXPECT_EQ(support::platform::macho_uuid(image.data()), "");
+    image = {0xfeedfacf, 0, 0, 0, 1, 1000, 0, 0, 0x1b, 24};  // sizeofcmds past the commands
+    image.resize(16, 0);
+    image[5] = 8;  // only the first 8 bytes of the 24-byte command are inside sizeofcmds
+    EXPECT_EQ(support::platform::macho_uuid(image.data()), "");
 }
 
 }  // namespace

@@ -178,7 +178,9 @@ TEST_F(LevelZeroFake, SmallCopiesReusePooledStagingMemory) {
         }
         buf->read(0, out.data(), 256);  // a small read: staged, and waits (releasing the holds)
         EXPECT_EQ(out, std::vector<int32_t>(64, round * 10));
-        if (round == 0) EXPECT_EQ(q.staging_allocations(), 5u) << "4 uploads + 1 download";
+        if (round == 0) {
+            EXPECT_EQ(q.staging_allocations(), 5u) << "4 uploads + 1 download";
+        }
     }
     EXPECT_EQ(q.staging_allocations(), 5u) << "warm: every block came from the pool";
     std::size_t pooled = fake().host.size();
