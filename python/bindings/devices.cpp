@@ -101,6 +101,15 @@ void init_devices(nb::module_& m) {
                 return std::string(note);
             },
             "What a refused DLPack import adds on this backend (Metal), or None.")
+        .def_prop_ro(
+            "wraps_object",
+            [](const Device& d) -> std::optional<std::string> {
+                std::string_view kind = d.backend()->wraps_object();
+                if (kind.empty()) return std::nullopt;
+                return std::string(kind);
+            },
+            "The class of the object field_from_ptr takes on this backend (Metal: \"MTLBuffer\"), "
+            "or None where it takes an address.")
         .def_prop_ro("device_memory_spaces",
                      [](const Device& d) {
                          nb::list l;

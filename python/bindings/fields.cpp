@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include <nanobind/stl/optional.h>
+
 #include "bindings.hpp"
 #include "runtime/backend.hpp"
 
@@ -545,7 +547,11 @@ void init_fields(nb::module_& m) {
         .def_ro("allocation_size", &runtime::ExportedMemory::allocation_size)
         .def_ro("handle", &runtime::ExportedMemory::handle)
         .def_ro("handle_type", &runtime::ExportedMemory::handle_type)
-        .def_ro("device_uuid", &runtime::ExportedMemory::device_uuid)
+        .def_prop_ro("device_uuid",  // None where the backend names no device (Metal)
+                     [](const runtime::ExportedMemory& e) -> std::optional<std::string> {
+                         if (e.device_uuid.empty()) return std::nullopt;
+                         return e.device_uuid;
+                     })
         .def_ro("live", &runtime::ExportedMemory::live);
     m.def("_memory_space",
           [](uint64_t address) { return default_device().backend()->memory_space(address); });

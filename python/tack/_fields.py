@@ -125,12 +125,33 @@ def _address(ptr):
     return address
 
 
+def _object_id(obj, kind, label):
+    """The id of an Objective-C object (pyobjc's __c_void_p__ protocol), for backends whose
+    field_from_ptr wraps one (Metal: an MTLBuffer) rather than an address."""
+    to_void_p = getattr(type(obj), "__c_void_p__", None)
+    if to_void_p is None:
+        raise TypeError(
+            f"the {label} backend wraps an {kind} object, not {type(obj).__name__}: pass the "
+            f"pyobjc {kind} (an object whose __c_void_p__() gives its id)"
+        )
+    address = to_void_p(obj).value
+    if not address:
+        raise TypeError(f"the {label} backend wraps an {kind} object, not nil")
+    return address
+
+
 def field_from_ptr(ptr, dtype, shape, writable=False):
     """Wrap existing memory without copying; Tack never frees it.
 
     The field is read-only unless `writable`: host writes raise RuntimeError and kernels that
-    may store to it are refused before launch. A NumPy array is kept alive by the field.
+    may store to it are refused before launch. A NumPy array is kept alive by the field; on
+    Metal `ptr` is an MTLBuffer object, which the field keeps (and retains).
     """
+    device = _tack._default_device()
+    kind = device.wraps_object
+    if kind:
+        address = _object_id(ptr, kind, device.label)
+        return _tack._field_from_ptr(address, dtype, _shape(shape), bool(writable), ptr)
     owner = None
     if _is_ndarray(ptr):
         owner = ptr

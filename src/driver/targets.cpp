@@ -64,7 +64,7 @@ constexpr Target kTargets[] = {
      {}, {},
      kDLCPU, "Requires macOS and a Metal device (the Metal framework) for the Metal backend.",
      "Metal imports no DLPack memory zero-copy: its kernels read only MTLBuffers it allocated; "
-     "use tack.from_dlpack(x, copy=True)."},
+     "use tack.from_dlpack(x, copy=True).", "MTLBuffer"},
     {"opencl", "OpenCL", "opencl", TextureForm::Software, kAll, {i32, u32, i64, u64, f32}, true,
      true, 512 * KiB, kOpenClSpaces, kHostMemory, kDLCPU,
      "Requires an OpenCL 1.2+ ICD (for example PoCL) for the OpenCL backend.", ""},

@@ -40,6 +40,8 @@ struct Target {
     std::string_view install_hint;  // starts with "Requires" where something can be added
     /// Added to a DLPack import's refusal (the seed's dlpack_refusal_note; Metal's); or empty.
     std::string_view dlpack_refusal_note = {};
+    /// The object field_from_ptr wraps (CONTRACT C19: Metal's "MTLBuffer"); empty: an address.
+    std::string_view wraps_object = {};
 
     /// Its arrays are host memory (exported as DLPack's kDLCPU, 1): every pointer is "cpu" to it.
     constexpr bool host_memory() const { return dlpack_export == 1; }

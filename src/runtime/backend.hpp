@@ -196,6 +196,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
     std::vector<int> dlpack_imports() const;
     /// What a refused DLPack import adds (its target row's; Metal's), or "".
     std::string_view dlpack_refusal_note() const;
+    /// What wrap_ptr's pointer is when not an address: the object's class (its target row's;
+    /// Metal's "MTLBuffer", whose id it is), or "".
+    std::string_view wraps_object() const;
     /// The DLPack device type of this backend's arrays on export (the row's) and its device
     /// ordinal.
     std::pair<int, int> dlpack_device() const;

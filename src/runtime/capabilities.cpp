@@ -65,6 +65,10 @@ std::string_view Backend::dlpack_refusal_note() const {
     return target().dlpack_refusal_note;
 }
 
+std::string_view Backend::wraps_object() const {
+    return target().wraps_object;
+}
+
 std::pair<int, int> Backend::dlpack_device() const {
     return {target().dlpack_export, device_ordinal()};
 }

@@ -433,8 +433,8 @@ void KernelImpl::check_per_call(const SignatureEntry& sig, Backend& backend,
     for (int w : t.facts.written_params) {
         if (!args[static_cast<size_t>(w)].array->writable()) {
             throw ValueError("Kernel '" + name() + "': parameter '" + param_name(w) +
-                             "' may be written, but its array is read-only. Wrap the memory "
-                             "with writable=true or pass a copy().");
+                             "' may be written, but its field is read-only. "
+                             "Wrap the memory as writable or pass a copy().");
         }
     }
 }

@@ -147,12 +147,18 @@ Id autorelease_impl(Id self, Sel) {
     return autorelease(static_cast<Object*>(self));
 }
 
+// NSObject's -respondsToSelector: (a BOOL: signed char).
+signed char responds_impl(Id self, Sel, Sel query) {
+    return static_cast<Object*>(self)->isa->methods.count(query) ? 1 : 0;
+}
+
 Class* new_class(const std::string& name,
                  std::initializer_list<std::pair<const char*, Imp>> methods) {
     auto* c = new Class{name, {}};
     c->methods[intern("retain")] = reinterpret_cast<Imp>(&retain_impl);
     c->methods[intern("release")] = reinterpret_cast<Imp>(&release_impl);
     c->methods[intern("autorelease")] = reinterpret_cast<Imp>(&autorelease_impl);
+    c->methods[intern("respondsToSelector:")] = reinterpret_cast<Imp>(&responds_impl);
     for (const auto& [sel, imp] : methods)
         c->methods[intern(sel)] = imp;
     return c;
@@ -214,25 +220,34 @@ void set_error(Id* out, const std::string& what, long code) {
 // --- resources: buffers and textures -------------------------------------------------------------
 
 const Class* buffer_class();
+// Shared storage, or private storage (no CPU address: -contents is NULL), of one device.
 struct Buffer : Object {
-    void* contents;
+    void* memory;
     unsigned long length;
-    Buffer(void* p, unsigned long n) : Object(buffer_class()), contents(p), length(n) {}
-    ~Buffer() override { tack_emu::Memory::get().release(contents); }
+    Id device;  // not retained, as Metal's buffers do not keep their device alive
+    bool device_only;
+    Buffer(void* p, unsigned long n, Id d, bool private_storage)
+        : Object(buffer_class()), memory(p), length(n), device(d), device_only(private_storage) {}
+    ~Buffer() override { tack_emu::Memory::get().release(memory); }
 };
 void* buffer_contents(Id self, Sel) {
-    return self_as<Buffer>(self)->contents;
+    Buffer* b = self_as<Buffer>(self);
+    return b->device_only ? nullptr : b->memory;
 }
 unsigned long buffer_length(Id self, Sel) {
     return self_as<Buffer>(self)->length;
 }
-// On the CPU a buffer's GPU address is its contents.
+Id buffer_device(Id self, Sel) {
+    return self_as<Buffer>(self)->device;
+}
+// On the CPU a buffer's GPU address is its memory.
 std::uint64_t buffer_gpu_address(Id self, Sel) {
-    return reinterpret_cast<std::uint64_t>(self_as<Buffer>(self)->contents);
+    return reinterpret_cast<std::uint64_t>(self_as<Buffer>(self)->memory);
 }
 const Class* buffer_class() {
     static const Class* c = new_class("MTLBuffer", {{"contents", imp(&buffer_contents)},
                                                     {"length", imp(&buffer_length)},
+                                                    {"device", imp(&buffer_device)},
                                                     {"gpuAddress", imp(&buffer_gpu_address)}});
     return c;
 }
@@ -647,7 +662,7 @@ bool resident_address(const std::set<const Object*>& resident, std::uint64_t add
     for (const Object* o : resident) {
         if (o->isa != buffer_class()) continue;
         auto* b = static_cast<const Buffer*>(o);
-        auto start = reinterpret_cast<std::uint64_t>(b->contents);
+        auto start = reinterpret_cast<std::uint64_t>(b->memory);
         if (address >= start && address < start + std::max<unsigned long>(b->length, 1))
             return true;
     }
@@ -686,7 +701,7 @@ void compute_dispatch(Id self, Sel, MtlSize threads, MtlSize group) {
             die("dispatchThreads: kernel " + k.name + " reads " + std::to_string(f->bytes[i]) +
                 " bytes at [[buffer(" + std::to_string(b.index) + ")]], whose buffer holds " +
                 std::to_string(buffer->length - offset) + " past its offset");
-        word = reinterpret_cast<std::uint64_t>(buffer->contents) + offset;
+        word = reinterpret_cast<std::uint64_t>(buffer->memory) + offset;
         if (b.index == 0) args_struct.push_back({buffer, offset});
         values->emplace_back(8);
         std::memcpy(values->back().data(), &word, 8);
@@ -694,7 +709,7 @@ void compute_dispatch(Id self, Sel, MtlSize threads, MtlSize group) {
     // The argument buffer's words: every address in a resident buffer, every texture live and
     // resident (what a GPU would fault on).
     for (auto [buffer, offset] : args_struct) {
-        const auto* base = static_cast<const unsigned char*>(buffer->contents) + offset;
+        const auto* base = static_cast<const unsigned char*>(buffer->memory) + offset;
         for (std::size_t j = 0; j < k.fields.size(); ++j) {
             std::uint64_t word;
             std::memcpy(&word, base + f->offsets[j], 8);
@@ -752,8 +767,8 @@ void blit_copy(Id self, Sel, Id src, unsigned long so, Id dst, unsigned long dof
     check_live(s, "copyFromBuffer: source");
     check_live(d, "copyFromBuffer: destination");
     if (so + n > s->length || dof + n > d->length) die("copyFromBuffer: range past a buffer's end");
-    void* to = static_cast<char*>(d->contents) + dof;
-    const void* from = static_cast<const char*>(s->contents) + so;
+    void* to = static_cast<char*>(d->memory) + dof;
+    const void* from = static_cast<const char*>(s->memory) + so;
     self_as<BlitEncoder>(self)->commands->work.push_back([=]() -> std::string {
         std::memmove(to, from, n);
         return "";
@@ -763,7 +778,7 @@ void blit_fill(Id self, Sel, Id buffer, NsRange range, unsigned char value) {
     auto* b = self_as<Buffer>(buffer);
     check_live(b, "fillBuffer:range:value:");
     if (range.location + range.length > b->length) die("fillBuffer: range past the buffer's end");
-    void* to = static_cast<char*>(b->contents) + range.location;
+    void* to = static_cast<char*>(b->memory) + range.location;
     self_as<BlitEncoder>(self)->commands->work.push_back([=]() -> std::string {
         std::memset(to, value, range.length);
         return "";
@@ -784,7 +799,7 @@ void blit_to_texture(Id self, Sel, Id src, unsigned long offset, unsigned long r
         die("copyFromBuffer:...toTexture: bytes per row or image too small");
     if (offset + image * (a->depth - 1) + row * (a->height - 1) + a->width * 4 > s->length)
         die("copyFromBuffer:...toTexture: the source range is past the buffer's end");
-    const char* from = static_cast<const char*>(s->contents) + offset;
+    const char* from = static_cast<const char*>(s->memory) + offset;
     self_as<BlitEncoder>(self)->commands->work.push_back([=]() -> std::string {
         for (std::size_t z = 0; z < a->depth; ++z)
             for (std::size_t y = 0; y < a->height; ++y)
@@ -913,13 +928,15 @@ Id device_new_pipeline(Id, Sel, Id function, Id*) {
     check_live(static_cast<Object*>(function), "newComputePipelineStateWithFunction:");
     return make<Pipeline>(self_as<Function>(function));
 }
-Id device_new_buffer(Id, Sel, unsigned long length, unsigned long options) {
-    if (options != 0)
-        die("newBufferWithLength:options: the emulated device has shared storage only");
+Id device_new_buffer(Id self, Sel, unsigned long length, unsigned long options) {
+    constexpr unsigned long kShared = 0,
+                            kPrivate = 2 << 4;  // MTLResourceStorageMode{Shared,Private}
+    if (options != kShared && options != kPrivate)
+        die("newBufferWithLength:options: the emulated device has shared and private storage only");
     if (length == 0) return nullptr;  // Metal returns nil for a zero-length buffer
     void* p = tack_emu::Memory::get().allocate(length);
     if (!p) return nullptr;
-    return make<Buffer>(p, length);
+    return make<Buffer>(p, length, self, options == kPrivate);
 }
 Id device_new_texture(Id, Sel, Id descriptor) {
     auto* d = self_as<TextureDescriptor>(descriptor);

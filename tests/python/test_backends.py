@@ -189,8 +189,9 @@ def test_opencl_constant_and_device():
 
 
 def test_export_memory_exports_a_snapshot_or_is_refused(backend):
-    """CONTRACT C24: CUDA (and Metal) export an array's memory as an OS handle, a copy taken
-    after the launches queued before the call; every other backend refuses by name."""
+    """CONTRACT C24: CUDA exports an array's memory as an OS handle, a copy taken after the
+    launches queued before the call, and Metal its MTLBuffer after them; every other backend
+    refuses by name."""
     f = tack.field(tack.f32, 4)
     f.from_numpy(np.arange(4, dtype=np.float32))
     saxpy(f, f, 1.0)  # queued: the export holds its result
@@ -200,6 +201,9 @@ def test_export_memory_exports_a_snapshot_or_is_refused(backend):
         assert re.fullmatch(r"Backend \w+Backend does not support memory export", str(err))
         return
     assert e.backend == backend and e.size == 16 and e.allocation_size >= 16
+    if backend == "metal":  # the MTLBuffer itself (test_metal.py wraps it back)
+        assert e.handle_type == "mtl_buffer" and e.live and e.device_uuid is None
+        return
     assert e.handle_type == "posix_fd" and e.handle >= 0 and len(e.device_uuid) == 32
     import mmap
 
@@ -244,8 +248,8 @@ def test_an_exportable_field_exports_its_own_memory_for_its_whole_life(backend):
         e = f.export_memory()
     except RuntimeError:
         return  # this backend exports nothing (the test above checks the refusal)
-    if not e.live:
-        return  # exportable is CUDA's; other exporting backends hand out a snapshot
+    if not e.live or e.handle_type != "posix_fd":
+        return  # exportable is CUDA's; Metal hands out its MTLBuffer (test_metal.py)
     assert e.size == 4 * n and e.allocation_size >= 4 * n and e.handle_type == "posix_fd"
     import mmap
 

@@ -54,8 +54,8 @@ class DeviceBackend : public Backend {
     // copies, fills and release are queued in order with the launches.
     std::shared_ptr<Buffer> allocate_array(std::size_t nbytes) override;
     /// Device, pinned or managed memory another library owns (gpu::require_device_pointer):
-    /// shared, never released.
-    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) final;
+    /// shared, never released. (Metal wraps an MTLBuffer object instead, and overrides it.)
+    std::shared_ptr<Buffer> wrap_ptr(void* ptr, std::size_t nbytes) override;
     /// 1-, 2- and 4-byte patterns on the device (fill_block); 8-byte ones through the buffer.
     bool fill_array(Buffer& buffer, const void* pattern, std::size_t elem_size,
                     std::size_t count) final;

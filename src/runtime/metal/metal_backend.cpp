@@ -64,7 +64,7 @@ MetalBackend::~MetalBackend() {
     }
     std::lock_guard lock(mutex_);
     for (auto& [address, block] : blocks_)
-        m_.release_object(block.buffer);
+        if (block.owned) m_.release_object(block.buffer);  // wrapping fields release their own
     for (Id t : textures_)
         m_.release_object(t);
     m_.release_object(queue_);
@@ -324,9 +324,83 @@ std::uint64_t MetalBackend::allocate_block(std::size_t nbytes) {
 void MetalBackend::release_block(std::uint64_t address, std::size_t) noexcept {
     std::lock_guard lock(mutex_);
     auto it = blocks_.find(address);
-    if (it == blocks_.end()) return;
+    if (it == blocks_.end() || !it->second.owned) return;
     m_.release_object(it->second.buffer);  // the batches using it hold their own references
-    blocks_.erase(it);
+    it->second.owned = false;
+    if (it->second.wraps == 0) blocks_.erase(it);  // else a field wrapping its export holds it
+}
+
+std::shared_ptr<Buffer> MetalBackend::wrap_ptr(void* object, std::size_t nbytes) {
+    AutoreleasePool pool(m_);
+    Id buffer = object;
+    // Every Objective-C object answers -respondsToSelector: (pyobjc hands out objects only).
+    if (!buffer || !m_.responds(buffer, m_.contents) || !m_.responds(buffer, m_.length) ||
+        !m_.responds(buffer, m_.device) || !m_.responds(buffer, m_.gpuAddress))
+        throw TypeError(
+            "field_from_ptr() on the Metal backend wraps an MTLBuffer object; this "
+            "object does not answer -contents, -length, -device and -gpuAddress");
+    if (m_.send(buffer, m_.device) != device_)
+        throw ValueError(
+            "field_from_ptr(): the MTLBuffer belongs to another MTLDevice than "
+            "the Metal backend's '" +
+            device_name_ + "'");
+    auto address = reinterpret_cast<std::uint64_t>(m_.send<void*>(buffer, m_.contents));
+    if (!address)
+        throw ValueError(
+            "field_from_ptr(): the MTLBuffer has no CPU address (private storage); "
+            "Tack's Metal fields live in shared storage (MTLResourceStorageModeShared)");
+    auto length = m_.send<unsigned long>(buffer, m_.length);
+    if (length < nbytes)
+        throw ValueError("field_from_ptr(): the MTLBuffer holds " + std::to_string(length) +
+                         " bytes, but the shape needs " + std::to_string(nbytes));
+    {
+        std::lock_guard lock(mutex_);
+        auto it = blocks_.find(address);
+        if (it != blocks_.end() && it->second.buffer != buffer)
+            throw RuntimeError("Metal: two buffers at one contents address");  // never: Metal
+        if (it == blocks_.end()) {
+            Block b{address, buffer, length, m_.send<std::uint64_t>(buffer, m_.gpuAddress), 0};
+            b.owned = false;
+            it = blocks_.emplace(address, b).first;
+        }
+        ++it->second.wraps;
+        m_.retain_object(buffer);
+    }
+    // The reference and the count go with the field; the backend outlives its buffers, and
+    // the owner is dropped with the field's buffer.
+    auto self = std::static_pointer_cast<MetalBackend>(shared_from_this());
+    std::shared_ptr<void> owner(buffer, [self, address](void* held) {
+        self->unwrap(address);
+        self->m_.release_object(held);
+    });
+    return device_buffer(address, nbytes, /*owned=*/false, std::move(owner));
+}
+
+void MetalBackend::unwrap(std::uint64_t address) noexcept {
+    std::lock_guard lock(mutex_);
+    auto it = blocks_.find(address);
+    if (it == blocks_.end() || it->second.wraps == 0) return;
+    if (--it->second.wraps == 0 && !it->second.owned) blocks_.erase(it);
+}
+
+std::optional<ExportedMemory> MetalBackend::export_memory(const Buffer& buffer) {
+    std::lock_guard lock(mutex_);
+    Block* b = block_of(buffer.address());
+    if (!b || b->address != buffer.address())
+        throw RuntimeError("Metal: export_memory() of memory that is not one MTLBuffer");
+    wait_for_users(b->address);  // what the importer reads first is the queued launches' result
+    Id held = b->buffer;
+    m_.retain_object(held);
+    ExportedMemory out;
+    out.backend = "metal";
+    out.size = buffer.nbytes();
+    out.allocation_size = b->bytes;
+    out.handle = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(held));
+    out.handle_type = "mtl_buffer";
+    out.live = true;
+    auto self = std::static_pointer_cast<MetalBackend>(shared_from_this());
+    out.keep = std::shared_ptr<void>(held, [self](void* o) { self->m_.release_object(o); });
+    return out;
 }
 
 void MetalBackend::copy_in(std::uint64_t dst, const void* src, std::size_t n) {

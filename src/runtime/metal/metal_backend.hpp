@@ -15,7 +15,10 @@
 // binds until its command buffer completes, so a dropped array outlives the launches using it.
 // Memory: buffers in shared storage (unified memory), whose contents pointer is the array's
 // address; host reads and writes wait for the command buffers that use the buffer, then touch
-// the memory directly.
+// the memory directly. Interop (CONTRACT C19, C24): field_from_ptr wraps an MTLBuffer object
+// (shared storage, this device, long enough), which the field retains; export_memory hands out
+// the array's own MTLBuffer (handle_type "mtl_buffer", the object's id), which the export
+// retains.
 
 #include <cstdint>
 #include <deque>
@@ -51,7 +54,17 @@ class MetalBackend final : public gpu::DeviceBackend {
     bool texture_in_hardware(const std::array<std::int64_t, 3>& whd) const override;
     void synchronize() override;
     std::optional<std::string> cache_target() const override { return std::string("metal"); }
+    /// `object` is an MTLBuffer (the id a pyobjc object's __c_void_p__ gives): TypeError for
+    /// an object that is no buffer (nil, or one not answering -contents, -length, -device and
+    /// -gpuAddress), ValueError for one of another device, in private storage, or shorter than
+    /// `nbytes`. The field shares the memory: launches that bind it complete before returning.
+    std::shared_ptr<Buffer> wrap_ptr(void* object, std::size_t nbytes) override;
+    /// The array's MTLBuffer after the work queued on it: live (later kernel writes are seen
+    /// through it), retained until the export is dropped.
+    std::optional<ExportedMemory> export_memory(const Buffer& buffer) override;
 
+    /// The MTLDevice (tests: buffers made outside Tack).
+    Id device() const { return device_; }
     /// Command buffers committed so far (tests: the batching).
     std::size_t command_buffers() const { return committed_; }
     /// Committed command buffers not yet waited for (at most kInFlight).
@@ -63,13 +76,17 @@ class MetalBackend final : public gpu::DeviceBackend {
     TACK_DEVICE_BACKEND_HOOKS
 
   private:
-    /// One shared-storage MTLBuffer: its GPU address and the last batch that uses it.
+    /// One shared-storage MTLBuffer: its GPU address and the last batch that uses it. A block
+    /// Tack allocated is `owned` until release_block; wrapping fields count in `wraps`, each
+    /// holding a reference of its own. It leaves the map when neither holds it.
     struct Block {
         std::uint64_t address = 0;  // its contents
         Id buffer = nullptr;
         std::size_t bytes = 0;
         std::uint64_t gpu = 0;
         std::uint64_t last_use = 0;
+        bool owned = true;
+        unsigned wraps = 0;
     };
     /// A committed command buffer and what its commands hold until it completes.
     struct Batch {
@@ -90,6 +107,8 @@ class MetalBackend final : public gpu::DeviceBackend {
     /// Waits for the batches that use the block at `address` before the host touches it.
     void wait_for_users(std::uint64_t address);
     void throw_failure();
+    /// A wrapping field of the block at `address` is gone (its reference is released apart).
+    void unwrap(std::uint64_t address) noexcept;
 
     const Messages& m_;
     Id device_ = nullptr, queue_ = nullptr;

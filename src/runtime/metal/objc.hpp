@@ -43,6 +43,7 @@ struct MetalApi {
     X(init, "init")                                                                   \
     X(retain, "retain")                                                               \
     X(release, "release")                                                             \
+    X(respondsToSelector, "respondsToSelector:")                                      \
     X(initWithUTF8String, "initWithUTF8String:")                                      \
     X(UTF8String, "UTF8String")                                                       \
     X(localizedDescription, "localizedDescription")                                   \
@@ -55,6 +56,8 @@ struct MetalApi {
     X(maxTotalThreadsPerThreadgroup, "maxTotalThreadsPerThreadgroup")                 \
     X(newBufferWithLength, "newBufferWithLength:options:")                            \
     X(contents, "contents")                                                           \
+    X(length, "length")                                                               \
+    X(device, "device")                                                               \
     X(gpuAddress, "gpuAddress")                                                       \
     X(commandBuffer, "commandBuffer")                                                 \
     X(computeCommandEncoder, "computeCommandEncoder")                                 \
@@ -130,6 +133,10 @@ class Messages {
     std::string describe(Id error, const std::string& fallback) const;
     void release_object(Id object) const {
         if (object) send<void>(object, release);
+    }
+    /// [object respondsToSelector:selector] (NSObject: every Objective-C object answers it).
+    bool responds(Id object, Sel selector) const {
+        return send<signed char>(object, respondsToSelector, selector) != 0;
     }
     void retain_object(Id object) const {
         if (object) send<Id>(object, retain);

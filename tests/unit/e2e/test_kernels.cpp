@@ -335,7 +335,7 @@ def copy(src, out):
         FAIL();
     } catch (const tack::ValueError& e) {
         EXPECT_EQ(std::string(e.what()).rfind("Kernel 'copy': parameter 'out' may be written, but "
-                                              "its array is read-only.",
+                                              "its field is read-only.",
                                               0),
                   0u)
             << e.what();

@@ -156,6 +156,43 @@ def count(x, n):
     EXPECT_EQ(x.to_host<float>()[0], 0.0f);
 }
 
+// CONTRACT C19 beyond the Python cases: field_from_ptr takes an MTLBuffer of this device in
+// shared storage, and refuses any other object before a kernel can see it.
+TEST_F(Metal, FromPtrTakesOnlyASharedMtlBufferOfThisDevice) {
+    std::string why;
+    const metal::Messages* m = metal::Messages::get(&why);
+    ASSERT_NE(m, nullptr) << why;
+    metal::AutoreleasePool pool(*m);
+    auto wrap = [&](metal::Id object, std::int64_t n) {
+        return tack::Array::from_ptr(object, tack::f32, {n}, true, dev_);
+    };
+    metal::Id text = m->string("not a buffer");
+    EXPECT_THROW(wrap(text, 4), tack::TypeError);
+    m->release_object(text);
+    constexpr unsigned long kPrivate = 2 << 4;  // MTLResourceStorageModePrivate
+    metal::Id hidden = m->send(backend().device(), m->newBufferWithLength, 64ul, kPrivate);
+    EXPECT_THROW(wrap(hidden, 4), tack::ValueError);
+    m->release_object(hidden);
+    metal::Id other = m->create_device();
+    metal::Id elsewhere = m->send(other, m->newBufferWithLength, 64ul, metal::kStorageModeShared);
+    EXPECT_THROW(wrap(elsewhere, 4), tack::ValueError);
+    m->release_object(elsewhere);
+    m->release_object(other);
+    // A buffer made outside Tack: the field writes its memory, and keeps it after the caller's
+    // release.
+    metal::Id mine =
+        m->send(backend().device(), m->newBufferWithLength, 4096ul, metal::kStorageModeShared);
+    auto* host = static_cast<float*>(m->send<void*>(mine, m->contents));
+    for (int i = 0; i < 1024; ++i)
+        host[i] = float(i);
+    tack::Array a = wrap(mine, 1024);
+    m->release_object(mine);
+    kernel("saxpy")(a, a, 2.0f);  // y = 2x + y with y = x
+    std::vector<float> got = a.to_host<float>();
+    for (int i = 0; i < 1024; ++i)
+        ASSERT_EQ(got[i], 3.0f * float(i)) << i;
+}
+
 TEST(MetalUnavailable, NoDeviceIsExplained) {
     ::setenv("TACK_EMU_METAL_DEVICE", "0", 1);
     try {

@@ -50,8 +50,9 @@ TEST(Targets, LevelZeroRowIsNotTheOpenClDialects) {
 TEST(Targets, HintsNameWhatIsMissing) {
     for (const Target& t : targets()) {
         EXPECT_FALSE(t.install_hint.empty()) << t.name;
-        if (t.name != "cpu" && t.name != "metal")
+        if (t.name != "cpu" && t.name != "metal") {
             EXPECT_EQ(t.install_hint.rfind("Requires", 0), 0u) << t.name;
+        }
     }
 }
 
