@@ -2,11 +2,14 @@
 
     python tests/public/run_public.py CHECKOUT [pytest args]
     python tests/public/run_public.py --status OUT.md CHECKOUT [test files or dirs]
+    python tests/public/run_public.py --deselect-file internals.txt CHECKOUT [pytest args]
 
 The first form is one pytest run over CHECKOUT/packages/tack-core/tests (or the paths among
 the pytest args). The second runs each test file in its own pytest process (so a crash or a
 hang costs one file) and writes a markdown table of passed / failed / errors / skipped per
-file, with the first line of each failure, to OUT.md.
+file, with the first line of each failure, to OUT.md. --deselect-file names a file of node ids (or
+their prefixes), one a line, each followed by `# why`: those tests do not run (internals.txt:
+the tests of the Python implementation's internals).
 
 The package under test is TACK_PACKAGE_PATH (a folder holding `tack/`), default this
 repository's python/. The checkout's own packages/*/src never goes on the path, unless named in
@@ -56,11 +59,12 @@ def _pytest_command(checkout, args):
     ]
 
 
-def _run(checkout, args):
+def _run(checkout, args, deselect=()):
     paths = [a for a in args if not a.startswith("-") and (checkout / a).exists()]
     if not paths:
         args = [*args, str(checkout / TEST_DIR)]
-    return subprocess.call(_pytest_command(checkout, args), cwd=checkout, env=_env())
+    command = _pytest_command(checkout, [*args, *deselect])
+    return subprocess.call(command, cwd=checkout, env=_env())
 
 
 def _first_line(case):
@@ -131,9 +135,20 @@ def _status(out, checkout, paths):
     pathlib.Path(out).write_text(text)
 
 
+def _deselections(path):
+    """`--deselect` arguments for each node id (or prefix) in `path`; `#` starts a comment."""
+    args = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        node = line.split("#", 1)[0].strip()
+        if node:
+            args += ["--deselect", node]
+    return args
+
+
 def main(argv):
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--status")
+    parser.add_argument("--deselect-file")
     known, rest = parser.parse_known_args(argv)
     if not rest:
         print(__doc__)
@@ -145,7 +160,8 @@ def main(argv):
     if known.status:
         _status(known.status, checkout, rest[1:])
         return 0
-    return _run(checkout, rest[1:])
+    deselect = _deselections(known.deselect_file) if known.deselect_file else []
+    return _run(checkout, rest[1:], deselect)
 
 
 if __name__ == "__main__":
