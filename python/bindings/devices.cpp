@@ -63,6 +63,12 @@ std::string backend_class(const Device& d) {
     return d.display_name() + "Backend";
 }
 
+// The backend's answers are "" where they do not apply; Python sees None there.
+std::optional<std::string> none_if_empty(std::string_view text) {
+    if (text.empty()) return std::nullopt;
+    return std::string(text);
+}
+
 }  // namespace
 
 void note_device_used() {
@@ -86,28 +92,16 @@ void init_devices(nb::module_& m) {
         .def_prop_ro("debug", &Device::debug)
         .def_prop_ro(
             "runtime_version",
-            [](const Device& d) -> std::optional<std::string> {
-                std::string v = d.backend()->runtime_version();
-                if (v.empty()) return std::nullopt;
-                return v;
-            },
+            [](const Device& d) { return none_if_empty(d.backend()->runtime_version()); },
             "The vendor runtime's release, \"major.minor[.patch]\" (HIP: the ROCm release; "
             "CUDA: the driver's CUDA version), or None.")
         .def_prop_ro(
             "dlpack_refusal_note",
-            [](const Device& d) -> std::optional<std::string> {
-                std::string_view note = d.backend()->dlpack_refusal_note();
-                if (note.empty()) return std::nullopt;
-                return std::string(note);
-            },
+            [](const Device& d) { return none_if_empty(d.backend()->dlpack_refusal_note()); },
             "What a refused DLPack import adds on this backend (Metal), or None.")
         .def_prop_ro(
             "wraps_object",
-            [](const Device& d) -> std::optional<std::string> {
-                std::string_view kind = d.backend()->wraps_object();
-                if (kind.empty()) return std::nullopt;
-                return std::string(kind);
-            },
+            [](const Device& d) { return none_if_empty(d.backend()->wraps_object()); },
             "The class of the object field_from_ptr takes on this backend (Metal: \"MTLBuffer\"), "
             "or None where it takes an address.")
         .def_prop_ro("device_memory_spaces",

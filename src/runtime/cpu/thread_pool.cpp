@@ -54,6 +54,16 @@ void futex_wake_all(std::atomic<uint32_t>& word) {
     support::platform::wake_all(word);
 }
 
+// Confines the calling thread to the CPUs of `allowed` but `cpu`; false (nothing changed) when
+// `cpu` is not one of them or the platform has no affinity.
+bool confine_off(const std::vector<int>& allowed, int cpu) {
+    if (cpu < 0 || std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) return false;
+    std::vector<int> others;
+    for (int c : allowed)
+        if (c != cpu) others.push_back(c);
+    return support::platform::set_allowed_cpus(others);
+}
+
 }  // namespace
 
 namespace detail {
@@ -70,14 +80,8 @@ int current_cpu() {
 // fan-outs (25 ms) on the 2-core VM (2026-12: the worker ran 2-5% of the pieces of the first
 // 200 heat steps, 50% after). No effect when the thread may run on one CPU only.
 bool move_off_cpu(int cpu) {
-    if (cpu < 0) return false;
     std::vector<int> allowed = support::platform::allowed_cpus();
-    if (allowed.size() < 2 || std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
-        return false;
-    std::vector<int> others;
-    for (int c : allowed)
-        if (c != cpu) others.push_back(c);
-    if (!support::platform::set_allowed_cpus(others)) return false;
+    if (allowed.size() < 2 || !confine_off(allowed, cpu)) return false;
     support::platform::set_allowed_cpus(allowed);
     return true;
 }
@@ -163,12 +167,7 @@ class CpuSteering {
     /// Confines the calling worker to the allowed CPUs but `cpu` (migrating it off `cpu` if it
     /// runs there). `avoided` is the CPU it already avoids; nothing is done when that is `cpu`.
     void avoid(int cpu, int& avoided) const {
-        if (!on_ || cpu < 0 || cpu == avoided) return;
-        if (std::find(allowed_.begin(), allowed_.end(), cpu) == allowed_.end()) return;
-        std::vector<int> mask;
-        for (int c : allowed_)
-            if (c != cpu) mask.push_back(c);
-        if (support::platform::set_allowed_cpus(mask)) avoided = cpu;
+        if (on_ && cpu != avoided && confine_off(allowed_, cpu)) avoided = cpu;
     }
 
   private:
