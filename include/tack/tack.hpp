@@ -54,6 +54,9 @@ class KernelImpl;
 struct ModuleImpl;
 class GraphCapture;
 class GraphImpl;
+namespace profile {
+class Session;
+}
 }  // namespace runtime
 
 // -------------------------------------------------------------------------------------------
@@ -587,6 +590,44 @@ class Capture {
 
   private:
     std::unique_ptr<runtime::GraphCapture> capture_;
+};
+
+// -------------------------------------------------------------------------------------------
+// Profiling
+// -------------------------------------------------------------------------------------------
+
+/// Collects, from construction until stop() or destruction, what every kernel call of the
+/// process costs: launches (each until its device finished it: a GPU launch waits while a
+/// profile is open), lowering and variant builds. Profiles may overlap; each sees every call of
+/// its span. The Python form is `with tack.profile() as p:` (docs/performance.md).
+class Profile {
+  public:
+    /// One kernel on one backend.
+    struct KernelCost {
+        std::string kernel, backend;
+        std::int64_t calls = 0;  // launches
+        std::int64_t launch_ns = 0, min_launch_ns = 0, max_launch_ns = 0;
+        std::int64_t compiles = 0;  // signatures lowered plus variants built
+        std::int64_t variants = 0;  // variants built (compiled or read from the disk cache)
+        std::int64_t compile_ns = 0;
+        std::int64_t bytes = 0;  // of the array arguments, over every launch
+    };
+    Profile();
+    ~Profile();
+    Profile(const Profile&) = delete;
+    Profile& operator=(const Profile&) = delete;
+    /// Ends collection (idempotent); what was collected stays readable.
+    void stop();
+    /// Per kernel and backend, in the order each was first called.
+    std::vector<KernelCost> kernels() const;
+    /// kernels() as a fixed-width table.
+    std::string table() const;
+    /// A Chrome / Perfetto trace (JSON): "lower", "build" and "launch" spans, a track per
+    /// backend and host thread.
+    std::string chrome_trace() const;
+
+  private:
+    std::unique_ptr<runtime::profile::Session> session_;
 };
 
 // -------------------------------------------------------------------------------------------

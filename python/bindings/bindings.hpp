@@ -168,5 +168,7 @@ bool graph_param_arg(nb::handle h, detail::Arg& out);
 void init_algorithms(nb::module_& m);
 /// aio.cpp: queue marks for tack.sync_async and Field.numpy_async.
 void init_aio(nb::module_& m);
+/// profile.cpp: tack.profile and tack.Profile.
+void init_profile(nb::module_& m);
 
 }  // namespace tack::python

@@ -73,6 +73,7 @@ NB_MODULE(_tack, m) {
     init_templates(m);
     init_aio(m);
     init_algorithms(m);
+    init_profile(m);
     m.def("_builtins", &builtin_rows);
     m.def("_builtin_methods", &method_rows);
     m.def("_builtin_categories", &category_rows);

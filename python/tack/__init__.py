@@ -70,6 +70,8 @@ from ._tack import (
     Graph,
     GraphParam,
     Kernel,
+    KernelProfile,
+    Profile,
     capture,
     f32,
     f64,
@@ -77,6 +79,7 @@ from ._tack import (
     i16,
     i32,
     i64,
+    profile,
     u8,
     u16,
     u32,
@@ -103,9 +106,9 @@ __all__ = [
     "constant", "cpu", "cuda", "debug", "device", "f32", "f64", "field", "field_from_ptr",
     "field_like", "from_dlpack", "full", "func", "hip", "i8", "i16", "i32", "i64", "init",
     "inspect", "kernel", "level_zero", "local_array", "local_array_like", "math", "memory_space",
-    "metal", "ndrange", "ones", "opencl", "select", "shared", "shared_like", "sync", "sync_async",
-    "data_oriented", "template", "Texture3D", "texture3d", "thread_id", "u8", "u16", "u32", "u64",
-    "zeros",
+    "metal", "ndrange", "ones", "opencl", "profile", "Profile", "KernelProfile", "select",
+    "shared", "shared_like", "sync", "sync_async", "data_oriented", "template", "Texture3D",
+    "texture3d", "thread_id", "u8", "u16", "u32", "u64", "zeros",
 ]
 
 

@@ -14,6 +14,7 @@
 #include "runtime/errors.hpp"
 #include "runtime/fork_guard.hpp"
 #include "runtime/graph/graph.hpp"
+#include "runtime/profile.hpp"
 #include "runtime/registry.hpp"
 #include "support/env.hpp"
 
@@ -130,6 +131,45 @@ const Variant* find_variant(const SignatureEntry& sig, std::span<const detail::A
         if (same) return v->variant.get();
     }
     return nullptr;
+}
+
+// A profiler span (runtime/profile.hpp): records its event when it ends, if a session was open
+// when it began.
+class Span {
+  public:
+    Span(profile::Kind kind, const std::string& kernel, const Backend& backend, int64_t bytes = 0)
+        : on_(profile::on()) {
+        if (!on_) return;
+        event_ = {.kernel = kernel,
+                  .backend = std::string(backend.name()),
+                  .kind = kind,
+                  .start_ns = profile::now_ns(),
+                  .bytes = bytes};
+    }
+    Span(const Span&) = delete;
+    Span& operator=(const Span&) = delete;
+    ~Span() {
+        if (!on_) return;
+        event_.duration_ns = profile::now_ns() - event_.start_ns;
+        profile::record(std::move(event_));
+    }
+
+  private:
+    bool on_;
+    profile::Event event_;
+};
+
+// The bytes of a launch's array arguments, each array once (a field passed twice is read once).
+int64_t array_bytes(std::span<const detail::Arg> args) {
+    int64_t bytes = 0;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const Array* a = args[i].array;
+        bool seen = false;
+        for (size_t j = 0; a && j < i && !seen; ++j)
+            seen = args[j].array && args[j].array->buffer() == a->buffer();
+        if (a && !seen) bytes += static_cast<int64_t>(a->nbytes());
+    }
+    return bytes;
 }
 
 // TACK_TIME_COMPILE: the steps of one build, written to stderr as one line when it ends.
@@ -262,6 +302,7 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         }
         if (!sig) {
             release();
+            Span span(profile::Kind::Lower, name(), backend);
             sig = &signature(cache_for(backend), backend, args, debug);
             noalias = backend.specializes_disjoint() && disjoint(*sig, args);
         }
@@ -271,7 +312,10 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
         // A debug launch of no iterations still checks its loop bounds (debug_mode.cpp).
         if (total == 0 && !result && !sig->debug()) return std::nullopt;
         if (!found) release();
-        const Variant& v = found ? *found : variant(*sig, backend, args, noalias);
+        const Variant& v = found ? *found : [&]() -> const Variant& {
+            Span span(profile::Kind::Build, name(), backend);
+            return variant(*sig, backend, args, noalias);
+        }();
         // Held only across a launch whose length the cost model can know from earlier calls
         // (debug templates, which read their checks back after the launch, always release).
         if (sig->debug() || !sig->tmpl.facts.fixed_cost ||
@@ -300,8 +344,11 @@ std::optional<Scalar> KernelImpl::call_on(Backend& backend, std::span<const deta
             record(*capture, *sig, backend, v, launch, args);
             return std::nullopt;
         }
+        std::optional<Span> span;
+        if (profile::on()) span.emplace(profile::Kind::Launch, name(), backend, array_bytes(args));
         if (!result) {
             sig->dispatch(*sig, backend, v, launch, args, nullptr);
+            if (span) backend.synchronize();  // the span is the run, not the enqueue
             return std::nullopt;
         }
         Scalar value{result->type, 0};

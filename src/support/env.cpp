@@ -167,6 +167,10 @@ bool env_time_compile() {
     return env_flag("TACK_TIME_COMPILE");
 }
 
+bool env_profile() {
+    return env_flag("TACK_PROFILE");
+}
+
 std::optional<std::string> env_cache_dir() {
     if (auto dir = env_string("TACK_CACHE_DIR")) {
         std::string text = trimmed(*dir);

@@ -61,6 +61,11 @@ bool env_debug();
 /// generation, loading), so a slow first call can be taken apart without a profiler.
 bool env_time_compile();
 
+/// TACK_PROFILE (boolean flag): the whole process is profiled as `with tack.profile()` would
+/// (calls, launch and compile times per kernel and backend; GPU launches wait for their device),
+/// and the table is written to stderr when the process exits.
+bool env_profile();
+
 /// TACK_HIP_ALLOCATOR: `pool` selects HIP's stream-ordered pool (hipMallocAsync); unset, empty
 /// or `cache` the hipMalloc buffer cache; anything else throws a ValueError CompileError.
 bool env_hip_pool_allocator();
