@@ -201,6 +201,10 @@ std::string shorten_compiler_log(const std::string& text) {
             if (text.rfind(prefix, 0) == 0) raise_python(e);
             raise_chained(PyExc_TypeError, prefix + ": " + text, exception_object(e));
         case ErrorKind::NotImplemented:
+            // A capability refusal names the backend in its own words ("CPU backend does not
+            // support ..."): no internal class name in front of it (issue 24).
+            raise_chained(PyExc_RuntimeError, prefix + ": " + strip_prefix(text, prefix + ": "),
+                          exception_object(e));
         case ErrorKind::Runtime:
             raise_chained(PyExc_RuntimeError,
                           prefix + " failed on " + backend_class() + ": " +

@@ -64,7 +64,11 @@ std::string workgroup_error(const frontend::FunctionDef& fn, const KernelFacts& 
     return who(fn) + ": " + std::string(caps.display_name) +
            " backend does not support workgroup execution required by " + construct_list(facts) +
            " (" + first.construct + " at line " + std::to_string(first.line) +
-           "). Use `local_array` or `local_array_like` for per-iteration scratch memory.";
+           "). For scratch memory private to one iteration use `local_array` or "
+           "`local_array_like`; to combine values across iterations use tack.atomic_add or "
+           "tack.algorithms (inclusive_scan, reduce_by_key); or run the kernel on a backend with "
+           "workgroups "
+           "(opencl, cuda, hip, level_zero, metal).";
 }
 
 void check_atomic_dtypes(const frontend::FunctionDef& fn, const KernelFacts& facts,

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <string_view>
 
 #include "sema/sema.hpp"
 #include "sema/validate.hpp"
@@ -35,6 +36,86 @@ constexpr const char* kReturnNeedsAnnotation =
 
 constexpr const char* kReadableNames =
     "only parameters, locals, tack.constant names and math.pi, math.e and math.tau can be read";
+
+// What to write instead, for each Python construct the kernel language has no meaning for: a
+// rejection says what to do, not only what it saw (issue 24). The `ast` class name stays first in
+// the message because users search for it and the public tests match it.
+struct Instead {
+    std::string_view construct;
+    const char* advice;
+};
+constexpr const char* kWriteTheLoop =
+    "write the loop out (`for j in range(n):`), accumulating into a local or a tack.local_array";
+constexpr const char* kNotACoroutine =
+    "kernels are not coroutines; launch from host code and await `tack.sync_async()` there";
+constexpr const char* kNoExceptions =
+    "kernels cannot raise or catch; test the condition with `if` and record it in a field, or "
+    "run under debug mode (TACK_DEBUG=1), which checks every index and divisor";
+constexpr Instead kInstead[] = {
+    {"AnnAssign",
+     "write a plain assignment (`v = x[i]`); a local takes its value's type, and "
+     "`tack.f32(...)` converts"},
+    {"Assert", kNoExceptions},
+    {"AsyncFor", "kernels are not coroutines; write a plain `for` loop"},
+    {"AsyncWith", "`async with` is host code; put it around the launch"},
+    {"Await", kNotACoroutine},
+    {"ClassDef",
+     "define classes in host code and pass their data as fields, or pass an object "
+     "of a @tack.data_oriented class"},
+    {"Delete", "locals need no deletion; remove the statement"},
+    {"Dict",
+     "kernels have no dicts; use separate locals, a tack.constant table or an object of "
+     "a @tack.data_oriented class"},
+    {"DictComp", kWriteTheLoop},
+    {"FunctionDef", "define the function at module level with @tack.func and call it"},
+    {"GeneratorExp", kWriteTheLoop},
+    {"Global",
+     "kernels cannot assign module globals; write the result to a field (and read "
+     "module-level values declared with tack.constant)"},
+    {"Import",
+     "import at module level; kernels read tack, math and the module's tack.constant "
+     "names from there"},
+    {"ImportFrom",
+     "import at module level; kernels read tack, math and the module's "
+     "tack.constant names from there"},
+    {"In", "compare with `==` against each value, joined with `or` (`k == 1 or k == 2`)"},
+    {"Is", "compare values with `==`; kernels have no None and no object identity"},
+    {"IsNot", "compare values with `!=`; kernels have no None and no object identity"},
+    {"JoinedStr",
+     "print() takes string literals and values separated by commas "
+     "(`print(\"x =\", x)`)"},
+    {"Lambda", "define a @tack.func at module level and call it"},
+    {"ListComp", kWriteTheLoop},
+    {"Match", "write it as an if/elif chain"},
+    {"NamedExpr", "assign the value in a statement of its own first, then use the name"},
+    {"Nonlocal",
+     "kernels cannot assign an enclosing function's names; write the result to a "
+     "field"},
+    {"NotIn", "compare with `!=` against each value, joined with `and` (`k != 1 and k != 2`)"},
+    {"Raise", kNoExceptions},
+    {"Set",
+     "kernels have no sets; compare with `==` joined with `or`, or use a tack.constant "
+     "table"},
+    {"SetComp", kWriteTheLoop},
+    {"Slice", "index one element at a time, in a loop (`for j in range(lo, hi): ... x[j]`)"},
+    {"Starred", "pass each value as its own argument (`f(v[0], v[1])`)"},
+    {"Try", kNoExceptions},
+    {"TryStar", kNoExceptions},
+    {"TypeAlias", "write type aliases in host code"},
+    {"With", "`with` blocks are host code; put it around the launch"},
+    {"Yield",
+     "a kernel writes its results to fields (or returns one value after its parallel "
+     "loop); store into a field instead"},
+    {"YieldFrom",
+     "a kernel writes its results to fields (or returns one value after its "
+     "parallel loop); store into a field instead"},
+};
+
+const char* advice_for(std::string_view construct) {
+    for (const Instead& i : kInstead)
+        if (i.construct == construct) return i.advice;
+    return nullptr;
+}
 
 std::string plural(size_t n, const char* word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -88,7 +169,9 @@ class Validator {
     void emit(ErrorKind kind, SourceRange r, const std::string& message) {
         out_.push_back({kind, label_ + ": " + message, file_, r});
     }
-    void reject(const std::string& construct, SourceRange r, const std::string& detail = {}) {
+    void reject(const std::string& construct, SourceRange r, std::string detail = {}) {
+        if (detail.empty())
+            if (const char* advice = advice_for(construct)) detail = advice;
         emit(ErrorKind::UnsupportedSyntax, r,
              "unsupported " + construct + " " + at(r) + (detail.empty() ? "" : ": " + detail));
     }

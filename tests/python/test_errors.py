@@ -213,3 +213,27 @@ def test_local_arrays_used_inside_their_blocks_run():
     arrays_in_their_blocks(f)
     want = np.where(x > 1.0, x * np.float32(1.0), x) + x * np.float32(3.0)
     np.testing.assert_allclose(f.to_numpy(), want, rtol=1e-6)
+
+
+@tack.kernel
+def group_sums(x, out):
+    for i in range(x.shape[0]):
+        s = tack.shared(tack.f32, 256)
+        s[tack.thread_id()] = x[i]
+        tack.barrier()
+        out[i] = s[0]
+
+
+def test_workgroup_refusal_on_the_cpu_says_what_to_do_instead():
+    # Issue 24: the CPU's refusal named the internal class ("failed on CPUBackend") and offered
+    # local_array alone, which cannot replace memory shared across iterations.
+    x = tack.ones(tack.f32, 256)  # every test starts on a fresh CPU backend (conftest)
+    with pytest.raises(RuntimeError) as info:
+        group_sums(x, tack.zeros(tack.f32, 256))
+    text = str(info.value)
+    assert text.startswith("Kernel 'group_sums': CPU backend does not support workgroup "
+                           "execution required by ")
+    assert "CPUBackend" not in text
+    for advice in ("`local_array`", "tack.atomic_add", "tack.algorithms", "opencl"):
+        assert advice in text
+    assert isinstance(info.value.__cause__, NotImplementedError)

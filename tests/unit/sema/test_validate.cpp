@@ -49,7 +49,11 @@ TEST(Validate, DedentedSourceReportsUserCoordinates) {
     auto env = std::make_shared<ModuleEnvironment>(module);
     auto diags = validate(*module->functions[0], file, *env);
     ASSERT_EQ(diags.size(), 1u);
-    EXPECT_EQ(diags[0].message, "Kernel 'k': unsupported Assert at line 15, column 13");
+    EXPECT_EQ(
+        diags[0].message,
+        "Kernel 'k': unsupported Assert at line 15, column 13: "
+        "kernels cannot raise or catch; test the condition with `if` and record it in a field, or "
+        "run under debug mode (TACK_DEBUG=1), which checks every index and divisor");
 }
 
 TEST(Validate, CleanKernelHasNoDiagnostics) {
@@ -241,7 +245,11 @@ def k(x):
     const frontend::FunctionDef* k = c.module->functions.back().get();
     auto diags = validate_with_callees(*k, file, *c.env);
     ASSERT_EQ(diags.size(), 1u);
-    EXPECT_EQ(diags[0].message, "Device function 'leaf': unsupported Assert at line 5, column 5");
+    EXPECT_EQ(
+        diags[0].message,
+        "Device function 'leaf': unsupported Assert at line 5, column 5: "
+        "kernels cannot raise or catch; test the condition with `if` and record it in a field, or "
+        "run under debug mode (TACK_DEBUG=1), which checks every index and divisor");
 }
 
 }  // namespace

@@ -46,31 +46,55 @@ inline std::vector<RejectCase> reject_cases() {
     };
     // ---- unsupported statements (A5) ----
     add("assert_in_kernel", kernel_with("        assert x[i] > 0\n"),
-        {U + K + "unsupported Assert at line 6, column 9"});
+        {U + K +
+         "unsupported Assert at line 6, column 9: kernels cannot raise or catch; test the "
+         "condition with `if` and record it in a field, or run under debug mode (TACK_DEBUG=1), "
+         "which checks every index and divisor"});
     add("try_statement",
         kernel_with("        try:\n            out[i] = x[i]\n        except Exception:\n"
                     "            out[i] = 0.0\n"),
-        {U + K + "unsupported Try at line 6, column 9"});
+        {U + K +
+         "unsupported Try at line 6, column 9: kernels cannot raise or catch; test the condition "
+         "with `if` and record it in a field, or run under debug mode (TACK_DEBUG=1), which checks "
+         "every index and divisor"});
     add("with_statement", kernel_with("        with open('f') as fh:\n            out[i] = x[i]\n"),
-        {U + K + "unsupported With at line 6, column 9"});
+        {U + K +
+         "unsupported With at line 6, column 9: `with` blocks are host code; put it around the "
+         "launch"});
     add("raise_statement", kernel_with("        raise ValueError('bad')\n"),
-        {U + K + "unsupported Raise at line 6, column 9"});
+        {U + K +
+         "unsupported Raise at line 6, column 9: kernels cannot raise or catch; test the condition "
+         "with `if` and record it in a field, or run under debug mode (TACK_DEBUG=1), which checks "
+         "every index and divisor"});
     add("import_in_kernel", kernel_with("        import math\n"),
-        {U + K + "unsupported Import at line 6, column 9"});
+        {U + K +
+         "unsupported Import at line 6, column 9: import at module level; kernels read tack, math "
+         "and the module's tack.constant names from there"});
     add("from_import_in_kernel", kernel_with("        from math import sqrt\n"),
-        {U + K + "unsupported ImportFrom at line 6, column 9"});
+        {U + K +
+         "unsupported ImportFrom at line 6, column 9: import at module level; kernels read tack, "
+         "math and the module's tack.constant names from there"});
     add("del_statement", kernel_with("        del x\n"),
-        {U + K + "unsupported Delete at line 6, column 9"});
+        {U + K +
+         "unsupported Delete at line 6, column 9: locals need no deletion; remove the statement"});
     add("global_statement", kernel_with("        global counter\n" + kCopy),
-        {U + K + "unsupported Global at line 6, column 9"});
+        {U + K +
+         "unsupported Global at line 6, column 9: kernels cannot assign module globals; write the "
+         "result to a field (and read module-level values declared with tack.constant)"});
     add("class_in_kernel", kernel_with("        class Point:\n            pass\n"),
-        {U + K + "unsupported ClassDef at line 6, column 9"});
+        {U + K +
+         "unsupported ClassDef at line 6, column 9: define classes in host code and pass their "
+         "data as fields, or pass an object of a @tack.data_oriented class"});
     add("nested_def", kernel_with("        def helper(a):\n            return a\n"),
-        {U + K + "unsupported FunctionDef at line 6, column 9"});
+        {U + K +
+         "unsupported FunctionDef at line 6, column 9: define the function at module level with "
+         "@tack.func and call it"});
     add("nested_async_def", kernel_with("        async def helper(a):\n            return a\n"),
         {U + K + "unsupported AsyncFunctionDef at line 6, column 9"});
     add("annotated_assignment", kernel_with("        v: float = x[i]\n        out[i] = v\n"),
-        {U + K + "unsupported AnnAssign at line 6, column 9"});
+        {U + K +
+         "unsupported AnnAssign at line 6, column 9: write a plain assignment (`v = x[i]`); a "
+         "local takes its value's type, and `tack.f32(...)` converts"});
     add("expression_statement", kernel_with("        x[i] + 1\n"),
         {U + K +
          "unsupported Expr at line 6, column 9: expression statements must be supported "
@@ -80,43 +104,73 @@ inline std::vector<RejectCase> reject_cases() {
          "unsupported Expr at line 6, column 9: expression statements must be supported "
          "function calls"});
     add("yield_statement", kernel_with("        yield i\n"),
-        {U + K + "unsupported Yield at line 6, column 9"});
+        {U + K +
+         "unsupported Yield at line 6, column 9: a kernel writes its results to fields (or returns "
+         "one value after its parallel loop); store into a field instead"});
     // ---- unsupported expressions ----
     add("lambda", kernel_with("        f = lambda a: a\n"),
-        {U + K + "unsupported Lambda at line 6, column 13"});
+        {U + K +
+         "unsupported Lambda at line 6, column 13: define a @tack.func at module level and call "
+         "it"});
     add("list_comprehension", kernel_with("        t = [v for v in range(3)]\n"),
-        {U + K + "unsupported ListComp at line 6, column 13"});
+        {U + K +
+         "unsupported ListComp at line 6, column 13: write the loop out (`for j in range(n):`), "
+         "accumulating into a local or a tack.local_array"});
     add("dict_display", kernel_with("        d = {1: 2}\n"),
-        {U + K + "unsupported Dict at line 6, column 13"});
+        {U + K +
+         "unsupported Dict at line 6, column 13: kernels have no dicts; use separate locals, a "
+         "tack.constant table or an object of a @tack.data_oriented class"});
     add("set_display", kernel_with("        s = {1, 2}\n"),
-        {U + K + "unsupported Set at line 6, column 13"});
+        {U + K +
+         "unsupported Set at line 6, column 13: kernels have no sets; compare with `==` joined "
+         "with `or`, or use a tack.constant table"});
     add("generator_expression", kernel_with("        g = (v for v in range(3))\n"),
-        {U + K + "unsupported GeneratorExp at line 6, column 13"});
+        {U + K +
+         "unsupported GeneratorExp at line 6, column 13: write the loop out (`for j in "
+         "range(n):`), accumulating into a local or a tack.local_array"});
     add("fstring_print", kernel_with("        print(f\"v={i}\")\n"),
-        {U + K + "unsupported JoinedStr at line 6, column 15"});
+        {U + K +
+         "unsupported JoinedStr at line 6, column 15: print() takes string literals and values "
+         "separated by commas (`print(\"x =\", x)`)"});
     add("slice_index", kernel_with("        out[i] = x[1:3]\n"),
-        {U + K + "unsupported Slice at line 6, column 20"});
+        {U + K +
+         "unsupported Slice at line 6, column 20: index one element at a time, in a loop (`for j "
+         "in range(lo, hi): ... x[j]`)"});
     add("walrus", kernel_with("        if (v := x[i]) > 0:\n            out[i] = x[i]\n"),
-        {U + K + "unsupported NamedExpr at line 6, column 13"});
+        {U + K +
+         "unsupported NamedExpr at line 6, column 13: assign the value in a statement of its own "
+         "first, then use the name"});
     add("starred_argument", kernel_with("        out[i] = max(x[i], *x)\n"),
-        {U + K + "unsupported Starred at line 6, column 28"});
+        {U + K +
+         "unsupported Starred at line 6, column 28: pass each value as its own argument (`f(v[0], "
+         "v[1])`)"});
     add("starred_target", kernel_with("        a, *b = x[i], x[i], x[i]\n"),
-        {U + K + "unsupported Starred at line 6, column 12"});
+        {U + K +
+         "unsupported Starred at line 6, column 12: pass each value as its own argument (`f(v[0], "
+         "v[1])`)"});
     add("keyword_argument", kernel_with("        out[i] = max(x[i], 0.0, key=1)\n"),
         {U + K +
          "unsupported Call at line 6, column 18: keyword arguments and **kwargs are not "
          "supported"});
     add("is_compare", kernel_with("        if x[i] is 0:\n            out[i] = 0.0\n"),
-        {U + K + "unsupported Is at line 6, column 12"});
+        {U + K +
+         "unsupported Is at line 6, column 12: compare values with `==`; kernels have no None and "
+         "no object identity"});
     add("is_not_none", kernel_with("        if x[i] is not None:\n            out[i] = 0.0\n"),
-        {U + K + "unsupported IsNot at line 6, column 12",
+        {U + K +
+             "unsupported IsNot at line 6, column 12: compare values with `!=`; kernels have no "
+             "None and no object identity",
          U + K +
              "unsupported Constant at line 6, column 24: only numeric literals are supported "
              "here"});
     add("in_compare", kernel_with("        if i in x:\n            out[i] = 0.0\n"),
-        {U + K + "unsupported In at line 6, column 12"});
+        {U + K +
+         "unsupported In at line 6, column 12: compare with `==` against each value, joined with "
+         "`or` (`k == 1 or k == 2`)"});
     add("not_in_compare", kernel_with("        if i not in x:\n            out[i] = 0.0\n"),
-        {U + K + "unsupported NotIn at line 6, column 12"});
+        {U + K +
+         "unsupported NotIn at line 6, column 12: compare with `!=` against each value, joined "
+         "with `and` (`k != 1 and k != 2`)"});
     add("none_value", kernel_with("        v = None\n"),
         {U + K +
          "unsupported Constant at line 6, column 13: only numeric literals are supported "
@@ -322,9 +376,13 @@ inline std::vector<RejectCase> reject_cases() {
              "not supported"});
     // ---- device functions, calls and binding (A20, A22) ----
     add("device_assert", func_def("(a)", "    assert a > 0\n    return a\n"),
-        {U + "Device function 'f': unsupported Assert at line 5, column 5"});
+        {U + "Device function 'f': unsupported Assert at line 5, column 5: kernels cannot raise or "
+             "catch; test the condition with `if` and record it in a field, or run under debug "
+             "mode (TACK_DEBUG=1), which checks every index and divisor"});
     add("unreachable_after_return", func_def("(a)", "    return a\n    assert a > 0\n"),
-        {U + "Device function 'f': unsupported Assert at line 6, column 5"});
+        {U + "Device function 'f': unsupported Assert at line 6, column 5: kernels cannot raise or "
+             "catch; test the condition with `if` and record it in a field, or run under debug "
+             "mode (TACK_DEBUG=1), which checks every index and divisor"});
     add("device_unbound_name", func_def("(a)", "    return a * scale\n"),
         {N + "Device function 'f': name 'scale' at line 5, column 16 is not defined; " +
          kReadable});
@@ -505,8 +563,13 @@ inline std::vector<RejectCase> reject_cases() {
                    "        assert x[i] >= 0\n        v: float = x[i]\n        out[i] = foo(v)\n"
                    "        break\n"),
         {U + K + "store at line 5, column 5 " + kOutside,
-         U + K + "unsupported Assert at line 7, column 9",
-         U + K + "unsupported AnnAssign at line 8, column 9",
+         U + K +
+             "unsupported Assert at line 7, column 9: kernels cannot raise or catch; test the "
+             "condition with `if` and record it in a field, or run under debug mode "
+             "(TACK_DEBUG=1), which checks every index and divisor",
+         U + K +
+             "unsupported AnnAssign at line 8, column 9: write a plain assignment (`v = x[i]`); a "
+             "local takes its value's type, and `tack.f32(...)` converts",
          U + K + "Call 'foo' at line 9, column 18 " + kNotBound,
          U + K +
              "unsupported Break at line 10, column 9: break from the parallel loop has no "
