@@ -49,7 +49,7 @@ def _system():
 
 def _sentence(text):
     """The core's reason ending in a full stop, so the install hint reads as its own sentence.
-    (Not capitalized: it may start with a library's file name.)"""
+    (After a colon, not capitalized: it may start with a library's file name.)"""
     text = text.strip()
     return text if not text or text.endswith(".") else text + "."
 
@@ -61,7 +61,7 @@ def _open(arch, options, fresh):
     except RuntimeError as e:
         reason = str(e).removeprefix(f"Cannot initialize {arch!r} backend: ")
         raise RuntimeError(
-            f"Cannot initialize {arch!r} backend on {_system()}. {_sentence(reason)} "
+            f"Cannot initialize {arch!r} backend on {_system()}: {_sentence(reason)} "
             f"{_HINTS.get(arch, '')}"
         ) from e
 

@@ -224,7 +224,11 @@ def test_arrays_of_other_libraries_are_refused_naming_the_algorithm(backend):
     for call, name, given in ((lambda: var(x), "var", "ndarray"),
                               (lambda: alg.dot([1.0], [2.0]), "dot", "list"),
                               (lambda: alg.dot(field(x), x), "dot", "ndarray"),
-                              (lambda: histogram(x), "histogram", "ndarray")):
+                              (lambda: histogram(x), "histogram", "ndarray"),
+                              # Keys were checked for their dtype first ("got int32").
+                              (lambda: alg.argsort(x.astype(np.int32)), "argsort", "ndarray"),
+                              (lambda: alg.sort_by_key(x.astype(np.int32)), "sort_by_key",
+                               "ndarray")):
         with pytest.raises(TypeError, match=f"{name} takes tack fields, got {given}; "
                                             "tack.field_like"):
             call()

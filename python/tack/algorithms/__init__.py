@@ -1,8 +1,8 @@
 """tack.algorithms: statistics, prefix scans, copies, sorting and segmented reductions, all
 written as Tack kernels, so every backend runs them (docs/spec/contract.md#c31).
 
-`import tack` does not load this package: `from tack.algorithms import var`, or
-`import tack.algorithms` first.
+`import tack` loads this package on first use (`tack.algorithms.var(...)`, in host code and
+in kernels alike), so importing tack stays as fast without it.
 
 Other distributions add modules here (tack-vis ships `tack/algorithms/flying_edges.py` and
 others): the package path is extended with every `tack/algorithms` folder on the path, and

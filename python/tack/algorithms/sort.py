@@ -292,8 +292,8 @@ def _radix_sort(keys, n, want_keys):
 def argsort(keys, n=None):
     """An i32 field `perm` of the first n keys' positions in stable ascending order (keys[perm]
     is sorted, equal keys keep their order). Keys are i32, u32, i64 or u64 fields."""
+    n = _common.count("argsort", n, keys)  # first: a NumPy array hears "takes tack fields"
     _check_keys(keys)
-    n = _common.count("argsort", n, keys)
     if n == 0:
         return tack.field(tack.i32, (0,))
     return _radix_sort(_common.flat(keys), n, want_keys=False)[0]
@@ -302,11 +302,11 @@ def argsort(keys, n=None):
 def sort_by_key(keys, values=None, n=None):
     """(sorted keys, values in the same order) as new fields; values may be any dtype, or None
     (then the second result is None)."""
-    _check_keys(keys)
     if values is None:
         n = _common.count("sort_by_key", n, keys)
     else:
         n = _count_with_values("sort_by_key", n, keys, values)
+    _check_keys(keys)
     if n == 0:
         empty = _like(values, 0) if values is not None else None
         return tack.field(keys.dtype, (0,)), empty
