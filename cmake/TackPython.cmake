@@ -31,6 +31,8 @@ else()
 endif()
 nanobind_add_module(_tack NOMINSIZE ${TACK_PYTHON_SOURCES})
 target_include_directories(_tack PRIVATE "${PROJECT_SOURCE_DIR}/python/bindings")
+# tackc's commands, for `python -m tack` and the wheel's `tackc` script (bindings/cli.cpp).
+target_link_libraries(_tack PRIVATE tackc_commands)
 
 # With the shared libLLVM the CPU code generator lives in a module of its own, _tack_llvm.so,
 # opened when a CPU backend starts (src/codegen/llvm/module_api.hpp): mapping libLLVM and its

@@ -68,6 +68,12 @@ run_kernel() {
   env -u PYTHONPATH LD_LIBRARY_PATH= TACK_CACHE_DIR="$tmp/cache" "$tmp/venv/bin/python" run_kernel.py
 }
 run_kernel
+# python -m tack and the wheel's tackc script: the core's command line inside the extension.
+env -u PYTHONPATH TACK_CACHE_DIR="$tmp/cache" "$tmp/venv/bin/python" -m tack | grep '^  cpu (CPU): available$' >/dev/null ||
+  { echo "wheel_test: python -m tack does not list the cpu backend as available"; exit 1; }
+env -u PYTHONPATH "$tmp/venv/bin/tackc" --version | grep '^tackc ' >/dev/null ||
+  { echo "wheel_test: the wheel has no working tackc script"; exit 1; }
+env -u PYTHONPATH TACK_CACHE_DIR="$tmp/cache" "$tmp/venv/bin/tackc" cache info >/dev/null
 # Again as on a machine with no LLVM and no GPU SDK: in a private mount namespace every LLVM
 # and vendor library of this machine is hidden (needs root; skipped where unshare is refused).
 hide='mkdir -p /tmp/tack-empty

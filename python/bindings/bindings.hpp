@@ -170,5 +170,7 @@ void init_algorithms(nb::module_& m);
 void init_aio(nb::module_& m);
 /// profile.cpp: tack.profile and tack.Profile.
 void init_profile(nb::module_& m);
+/// tack._tack._tackc(args): the tackc command line, in process (python -m tack).
+void init_cli(nb::module_& m);
 
 }  // namespace tack::python

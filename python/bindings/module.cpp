@@ -74,6 +74,7 @@ NB_MODULE(_tack, m) {
     init_aio(m);
     init_algorithms(m);
     init_profile(m);
+    init_cli(m);
     m.def("_builtins", &builtin_rows);
     m.def("_builtin_methods", &method_rows);
     m.def("_builtin_categories", &category_rows);

@@ -20,16 +20,20 @@ std::string disabled_reason(const cache::DiskCache& cache) {
     return cache.refused_because();
 }
 
-int cache_info(const cache::DiskCache& cache) {
-    std::printf("path: %s\n", cache.dir().empty() ? "(none)" : cache.dir().c_str());
+void print_info(const cache::DiskCache& cache, const char* indent) {
+    std::printf("%spath: %s\n", indent, cache.dir().empty() ? "(none)" : cache.dir().c_str());
     if (!cache.enabled()) {
-        std::printf("status: disabled (%s)\n", disabled_reason(cache).c_str());
-        return 0;
+        std::printf("%sstatus: disabled (%s)\n", indent, disabled_reason(cache).c_str());
+        return;
     }
     cache::CacheInfo info = cache.info();
-    std::printf("status: enabled\nentries: %llu\nbytes: %llu\n",
-                static_cast<unsigned long long>(info.entries),
+    std::printf("%sstatus: enabled\n%sentries: %llu\n%sbytes: %llu\n", indent, indent,
+                static_cast<unsigned long long>(info.entries), indent,
                 static_cast<unsigned long long>(info.total_bytes));
+}
+
+int cache_info(const cache::DiskCache& cache) {
+    print_info(cache, "");
     return 0;
 }
 
@@ -50,6 +54,10 @@ struct CacheAction {
 constexpr CacheAction kActions[] = {{"info", cache_info}, {"clear", cache_clear}};
 
 }  // namespace
+
+void print_cache_info(const char* indent) {
+    print_info(cache::DiskCache::from_environment(), indent);
+}
 
 int cmd_cache(const Args& args) {
     if (args.size() != 1) throw std::runtime_error("expected 'info' or 'clear'");
