@@ -63,42 +63,30 @@ def backends_table():
     return text
 
 
-def doc_comments(path):
-    """(comment text, following declaration) for each /// block of a header."""
-    blocks, lines = [], open(path, encoding="utf-8").read().splitlines()
-    i = 0
-    while i < len(lines):
-        if lines[i].strip().startswith("///"):
-            text = []
-            while i < len(lines) and lines[i].strip().startswith("///"):
-                text.append(lines[i].strip()[3:].strip())
-                i += 1
-            blocks.append((" ".join(text), lines[i].strip() if i < len(lines) else ""))
-        i += 1
-    return blocks
-
-
 def environment_table():
+    """One row per variable of the core's table (support::kEnvironment, in a user's words), with
+    the files that read it."""
+    readers = environment_readers()
+    rows = ["| variable | what it does | read in |", "|---|---|---|"]
+    for name, meaning in core()._environment():
+        where = ", ".join(f"`{p}`" for p in sorted(readers.get(name, ())))
+        rows.append(f"| `{name}` | {cell(meaning)} | {where} |")
+    return "\n".join(rows)
+
+
+def environment_readers():
+    """{variable: files that name it in a string literal} over src/, python/ and tools/."""
     readers = {}
     for top in ("src", "python", "tools"):
         for d, _, files in os.walk(os.path.join(ROOT, top)):
             for f in files:
-                if not f.endswith((".cpp", ".hpp", ".py")):
+                if not f.endswith((".cpp", ".hpp", ".py")) or f == "env_table.cpp":
                     continue
                 path = os.path.join(d, f)
                 text = open(path, encoding="utf-8").read()
                 for name in set(re.findall(r"[\"'](TACK_[A-Z0-9_]+)[\"']", text)):
                     readers.setdefault(name, set()).add(os.path.relpath(path, ROOT))
-    docs = doc_comments(os.path.join(ROOT, "src", "support", "env.hpp"))
-    rows = ["| variable | meaning (from `src/support/env.hpp`) | read in |", "|---|---|---|"]
-    for name in sorted(readers):
-        own = [t for t, _ in docs if re.search(rf"\b{name}\b", t.split(".")[0])]
-        any_ = [t for t, _ in docs if re.search(rf"\b{name}\b", t)]
-        text = (own or any_ or ["(no comment in env.hpp)"])[0]
-        where = ", ".join(f"`{p}`" for p in sorted(readers[name]))
-        text = text.replace("|", "\\|")
-        rows.append(f"| `{name}` | {text} | {where} |")
-    return "\n".join(rows)
+    return readers
 
 
 def core():

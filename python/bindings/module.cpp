@@ -1,9 +1,12 @@
 // The extension module tack._tack. Order matters: errors first (translators), then the types
 // later areas refer to.
+#include <nanobind/stl/pair.h>
+
 #include "bindings.hpp"
 #include "builtins/builtins.hpp"
 #include "frontend/definition.hpp"
 #include "sema/sema.hpp"
+#include "support/env.hpp"
 
 namespace tack::python {
 
@@ -79,6 +82,14 @@ NB_MODULE(_tack, m) {
     m.def("_builtin_methods", &method_rows);
     m.def("_builtin_categories", &category_rows);
     m.def("_builtin_types", &type_rows);
+    // docs/environment.md's table: (variable, meaning) for every variable Tack reads.
+    m.def("_environment", [] {
+        std::vector<std::pair<std::string, std::string>> rows;
+        for (size_t i = 0; i < tack::support::kEnvironmentSize; ++i)
+            rows.emplace_back(tack::support::kEnvironment[i].name,
+                              tack::support::kEnvironment[i].meaning);
+        return rows;
+    });
     // tack.Vector.field and tack.Matrix.field check their shapes against the core's limits.
     m.attr("_MAX_VECTOR_COMPONENTS") = tack::sema::kMaxVectorComponents;
     m.attr("_MAX_MATRIX_EXTENT") = tack::sema::kMaxMatrixExtent;

@@ -3,17 +3,28 @@
 // messages live in one place (CONTRACT C3, C29). Callers read at the moment the contract says
 // (e.g. TACK_CPU_THREADS at each CPU backend construction); nothing here caches a value.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
 namespace tack::support {
 
+/// A variable Tack reads and what it does, in a user's words: docs/environment.md's table is
+/// generated from kEnvironment (tack._tack._environment), and tests/python/test_docs_tables.py
+/// checks that the sources read every row's variable and that every variable they read has a
+/// row. The declarations below say how the code parses each one.
+struct EnvVariable {
+    const char* name;
+    const char* meaning;
+};
+extern const EnvVariable kEnvironment[];
+extern const size_t kEnvironmentSize;
+
 /// Raw value of `name`; nullopt when unset (an empty value is returned as "").
 std::optional<std::string> env_string(const char* name);
 
 /// Boolean flag (C3): unset, empty, `0`, `false`, `no`, `off` (case-insensitive, surrounding
-/// spaces ignored) = off; anything else = on. Used for TACK_NO_REINIT, TACK_DUMP_MSL,
-/// TACK_REQUIRE_CLANG.
+/// spaces ignored) = off; anything else = on. Used for TACK_NO_REINIT and TACK_DUMP_MSL.
 bool env_flag(const char* name);
 
 /// Integer variable parsed like Python's int() (surrounding spaces, optional sign): nullopt when

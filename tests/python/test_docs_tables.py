@@ -30,3 +30,16 @@ def test_methods_table_shows_every_signature():
     text = docs_hooks().methods_table()
     for _name, receiver, signature, doc in tack._tack._builtin_methods():
         assert f"| `{signature}` | {receiver} | {doc} |" in text, signature
+
+
+def test_environment_table_has_a_row_for_each_variable_read_and_none_other():
+    # Issue 24: the table showed C++ internals ("nullopt", "(C29)") and env.hpp named a variable
+    # nothing read. Rows are now the core's own table, in a user's words.
+    hooks = docs_hooks()
+    rows = dict(tack._tack._environment())
+    read = hooks.environment_readers()
+    assert sorted(rows) == sorted(read)
+    text = hooks.environment_table()
+    for name, meaning in rows.items():
+        assert f"| `{name}` | {hooks.cell(meaning)} |" in text
+        assert "nullopt" not in meaning and "CompileError" not in meaning, name
