@@ -340,6 +340,7 @@ class Lowerer {
     void lower_if(const ast::If& s, ir::Block& out);
     void lower_while(const ast::While& s, ir::Block& out);
     void lower_for(const ast::For& s, ir::Block& out);
+    void lower_ndrange_for(const ast::For& s, const ast::Call& call, ir::Block& out);
     std::vector<ir::ExprPtr> range_args(const ast::Call& call, ir::Block& out);
     void end_block_arrays(const std::map<std::string, Binding>& before);
     void merge_bindings(const std::map<std::string, Binding>& a,

@@ -1,5 +1,7 @@
 // Statement lowering: assignments (plain, augmented, tuple), stores, if/while/for, break and
 // continue, expression statements. Evaluation order follows CONTRACT B25.
+#include <algorithm>
+
 #include "sema/lower_context.hpp"
 
 namespace tack::sema::lower {
@@ -311,6 +313,7 @@ void Lowerer::lower_for(const ast::For& s, ir::Block& out) {
     if (s.iter->as<ast::Name>() || s.iter->as<ast::Attribute>()) not_iterable(s);
     const auto* call = s.iter->as<ast::Call>();
     const builtins::Builtin* b = call ? intrinsic_of(*call) : nullptr;
+    if (b && b->name == "ndrange") return lower_ndrange_for(s, *call, out);
     if (!b || b->name != "range") {
         fail(ErrorKind::UnsupportedSyntax, "a sequential for loop must iterate over range(...)",
              s.iter->range);
@@ -333,6 +336,94 @@ void Lowerer::lower_for(const ast::For& s, ir::Block& out) {
     end_block_arrays(before);
     scope_->names[target->id] = Binding{};  // A7: the binding ends with the loop
     out.push_back(ir::For::make(var, args[0], args[1], args[2], std::move(body), s.range));
+}
+
+namespace {
+
+// A `break` that would leave the loop `body` belongs to (not one of a loop nested in it).
+const ast::Stmt* direct_break(const ast::StmtList& body) {
+    for (const auto& st : body) {
+        if (st->kind == ast::StmtKind::Break) return st.get();
+        if (const auto* i = st->as<ast::If>()) {
+            if (const ast::Stmt* b = direct_break(i->body)) return b;
+            if (const ast::Stmt* b = direct_break(i->orelse)) return b;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+// `for i, j in tack.ndrange(n, (lo, hi))` inside a body: nested range loops, the first
+// dimension outermost (Python's order: itertools.product). Each bound is evaluated once, before
+// the loops, as Python evaluates the call once.
+void Lowerer::lower_ndrange_for(const ast::For& s, const ast::Call& call, ir::Block& out) {
+    check_arity(call, intrinsic_of(call)->signature);
+    std::vector<const ast::Name*> names;
+    if (const auto* n = s.target->as<ast::Name>()) names.push_back(n);
+    if (const auto* t = s.target->as<ast::Tuple>())
+        for (const auto& e : t->elts)
+            names.push_back(e->as<ast::Name>());
+    bool named = std::all_of(names.begin(), names.end(), [](const ast::Name* n) { return n; });
+    if (!named || names.size() != call.args.size()) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "a tack.ndrange() loop over " + std::to_string(call.args.size()) +
+                 " dimension(s) needs one loop variable per dimension "
+                 "(`for i, j in tack.ndrange(n, m):`)",
+             s.target->range);
+    }
+    if (const ast::Stmt* b = direct_break(s.body)) {
+        fail(ErrorKind::UnsupportedSyntax,
+             "break out of a sequential tack.ndrange() loop would leave only its last "
+             "dimension; write nested range() loops and break out of each",
+             b->range);
+    }
+    auto bound = [&](const ast::Expr* e, ir::Block& into) -> ir::ExprPtr {
+        if (!e) return ir::IntImm::make_i64(0, call.range);
+        ir::ExprPtr v = lower_expr(*e, into);
+        if (!is_integer(v->type)) {
+            type_error(std::string("ndrange() bounds must be integers, got ") + name(v->type),
+                       e->range);
+        }
+        return materialize(convert(v, i64), into);
+    };
+    std::vector<std::pair<ir::ExprPtr, ir::ExprPtr>> dims;
+    for (const auto& a : call.args) {
+        const ast::Expr* lo = nullptr;
+        const ast::Expr* hi = a.get();
+        if (const auto* pair = a->as<ast::Tuple>()) {
+            if (pair->elts.size() != 2)
+                type_error("ndrange() takes sizes or (start, end) pairs", a->range);
+            lo = pair->elts[0].get();
+            hi = pair->elts[1].get();
+        }
+        ir::ExprPtr start = bound(lo, out);
+        dims.emplace_back(start, bound(hi, out));
+    }
+    std::vector<ir::VarPtr> vars;
+    for (const ast::Name* n : names)
+        vars.push_back(new_var(n->id, i64, n->range));
+    ++loop_depth_;
+    ++block_depth_;
+    auto before = scope_->names;
+    ir::Block body;
+    for (size_t k = 0; k < names.size(); ++k)
+        bind_loop_var(names[k]->id, vars[k], s.body, body);
+    lower_stmts(s.body, body);
+    --block_depth_;
+    --loop_depth_;
+    end_block_arrays(before);
+    for (const ast::Name* n : names)
+        scope_->names[n->id] = Binding{};  // A7: the bindings end with the loop
+    for (size_t k = dims.size(); k-- > 0;) {
+        ir::Block level;
+        level.push_back(ir::For::make(vars[k], dims[k].first, dims[k].second,
+                                      ir::IntImm::make_i64(1, call.range), std::move(body),
+                                      s.range));
+        body = std::move(level);
+    }
+    for (auto& st : body)
+        out.push_back(std::move(st));
 }
 
 }  // namespace tack::sema::lower
