@@ -13,7 +13,7 @@ export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE := 5G
 
 .PHONY: setup configure build demo test test-full unit golden python differential emulated libcxx \
-	format-check asan fuzz bench bench-peers install clean docs docs-site docs-test scaleout \
+	format-check typecheck asan fuzz bench bench-peers install clean docs docs-site docs-test scaleout \
 	wheel-test
 
 setup:
@@ -65,6 +65,13 @@ LIBCXX_BUILD ?= build-libcxx
 libcxx: build
 	@scripts/libcxx_build.sh $(LIBCXX_BUILD) $(BUILD)
 
+# The examples under mypy --strict and pyright's strict mode (pyproject.toml), against the
+# package's stubs as a user's IDE reads them; neither needs the build. Joins make test once the
+# examples are annotated (issue 24).
+typecheck: setup
+	@.venv/bin/mypy
+	@.venv/bin/basedpyright
+
 golden: build
 	@scripts/golden.sh $(BUILD)/tools/tackc/tackc
 
@@ -104,8 +111,10 @@ test: format-check build unit golden python differential emulated docs scaleout 
 	@echo "make test: all checks passed"
 
 # Everything `make test` runs, with the random-program tester's full counts on every backend.
+# And the wheel: pip install . into a fresh venv, the self-contained wheel (make wheel-test).
 test-full:
 	@$(MAKE) test EMULATED_PROGRAMS=2000 DIFF_PROGRAMS=2000 SELF_CHECK_BATCHES=10
+	@$(MAKE) wheel-test
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -56,7 +56,7 @@ if ((${#missing[@]})); then
 fi
 
 PY=${PYTHON:-python3}
-PIP_PACKAGES=(numpy pytest nanobind scikit-build-core pillow ruff)
+PIP_PACKAGES=(numpy pytest nanobind scikit-build-core pillow ruff mypy basedpyright)
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$PY" -m venv .venv
@@ -71,7 +71,7 @@ fi
 
 # A second venv for the docs and the MPI examples (make docs, make scaleout): MkDocs and mpi4py
 # stay out of the main venv. Tack itself comes from PYTHONPATH=python, so it needs numpy too.
-DOCS_PIP_PACKAGES=(numpy mpi4py mkdocs mkdocs-material)
+DOCS_PIP_PACKAGES=(numpy mpi4py mkdocs mkdocs-material "mkdocstrings[python]")
 if [ ! -x .venv-docs/bin/python ]; then
   echo "setup: creating .venv-docs"
   "$PY" -m venv .venv-docs

@@ -78,18 +78,27 @@ void note_device_used() {
 void init_devices(nb::module_& m) {
     nb::class_<Device>(m, "Device", nb::is_weak_referenceable(),
                        "A backend instance (tack.device('cpu')).")
-        .def_prop_ro("name", &Device::name)
-        .def_prop_ro("label", &Device::display_name)
-        .def_prop_ro("display_name", &Device::display_name)
-        .def_prop_ro("backend_class", &backend_class)
-        .def_prop_ro("supported_dtypes",
-                     [](const Device& d) { return dtype_set(d.supported_dtypes()); })
-        .def_prop_ro("supported_atomic_dtypes",
-                     [](const Device& d) { return dtype_set(d.supported_atomic_dtypes()); })
-        .def_prop_ro("supports_f64", &Device::supports_f64)
-        .def_prop_ro("supports_device_reductions", &Device::supports_device_reductions)
-        .def_prop_ro("supports_workgroups", &Device::supports_workgroups)
-        .def_prop_ro("debug", &Device::debug)
+        .def_prop_ro("name", &Device::name, "The architecture: \"cpu\", \"opencl\", \"cuda\", ...")
+        .def_prop_ro("label", &Device::display_name,
+                     "The backend's name in messages (\"CPU\", \"CUDA\", ...).")
+        .def_prop_ro("display_name", &Device::display_name, "The same as label.")
+        .def_prop_ro("backend_class", &backend_class,
+                     "The backend's class name as the Python Tack spells it (\"CPUBackend\", ...).")
+        .def_prop_ro(
+            "supported_dtypes", [](const Device& d) { return dtype_set(d.supported_dtypes()); },
+            "The element types its fields and kernels take.")
+        .def_prop_ro(
+            "supported_atomic_dtypes",
+            [](const Device& d) { return dtype_set(d.supported_atomic_dtypes()); },
+            "The element types tack.atomic_add, atomic_min and atomic_max take.")
+        .def_prop_ro("supports_f64", &Device::supports_f64,
+                     "Whether f64 fields and arithmetic run.")
+        .def_prop_ro("supports_device_reductions", &Device::supports_device_reductions,
+                     "Whether Field.sum, min, max and mean reduce on the device.")
+        .def_prop_ro("supports_workgroups", &Device::supports_workgroups,
+                     "Whether kernels may use barriers, shared arrays and block reductions.")
+        .def_prop_ro("debug", &Device::debug,
+                     "Whether its kernels run in debug mode (tack.init(debug=True), TACK_DEBUG).")
         .def_prop_ro(
             "runtime_version",
             [](const Device& d) { return none_if_empty(d.backend()->runtime_version()); },
@@ -104,25 +113,31 @@ void init_devices(nb::module_& m) {
             [](const Device& d) { return none_if_empty(d.backend()->wraps_object()); },
             "The class of the object field_from_ptr takes on this backend (Metal: \"MTLBuffer\"), "
             "or None where it takes an address.")
-        .def_prop_ro("device_memory_spaces",
-                     [](const Device& d) {
-                         nb::list l;
-                         for (auto& s : d.device_memory_spaces())
-                             l.append(s);
-                         return nb::tuple(l);
-                     })
-        .def_prop_ro("init_options",
-                     [](const Device& d) {
-                         nb::list l;
-                         for (auto& s : d.device_options())
-                             l.append(s);
-                         return nb::tuple(l);
-                     })
-        .def("synchronize",
-             [](const Device& d) {
-                 nb::gil_scoped_release release;
-                 d.synchronize();
-             })
+        .def_prop_ro(
+            "device_memory_spaces",
+            [](const Device& d) {
+                nb::list l;
+                for (auto& s : d.device_memory_spaces())
+                    l.append(s);
+                return nb::tuple(l);
+            },
+            "The memory spaces Device.memory_space can answer besides \"cpu\".")
+        .def_prop_ro(
+            "init_options",
+            [](const Device& d) {
+                nb::list l;
+                for (auto& s : d.device_options())
+                    l.append(s);
+                return nb::tuple(l);
+            },
+            "The keyword options tack.init and tack.device take for this backend.")
+        .def(
+            "synchronize",
+            [](const Device& d) {
+                nb::gil_scoped_release release;
+                d.synchronize();
+            },
+            "Waits for every launch, fill and copy queued on this device.")
         // Equal when they are the same backend instance; anything else (None included) is
         // simply unequal.
         .def(

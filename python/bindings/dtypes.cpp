@@ -160,17 +160,30 @@ nb::object scalar_to_python(Scalar s) {
 
 void init_dtypes(nb::module_& m) {
     nb::class_<PyDType>(m, "DType", "A Tack scalar type (tack.f32, tack.i32, ...).")
-        .def_prop_ro("name", [](const PyDType& d) { return name(d.dtype); })
-        .def_prop_ro("itemsize", [](const PyDType& d) { return size_bytes(d.dtype); })
-        .def_prop_ro("bits", [](const PyDType& d) { return bits(d.dtype); })
-        .def_prop_ro("is_float", [](const PyDType& d) { return is_float(d.dtype); })
-        .def_prop_ro("is_signed", [](const PyDType& d) { return is_signed(d.dtype); })
-        .def_prop_ro("tack_dtype", [](nb::handle self) { return nb::borrow(self); })
-        .def_prop_ro("numpy_dtype",
-                     [](const PyDType& d) { return numpy().attr("dtype")(numpy_name(d.dtype)); })
-        .def_prop_ro("np",
-                     [](const PyDType& d) { return numpy().attr("dtype")(numpy_name(d.dtype)); })
-        .def("__call__", &dtype_call, nb::arg("value"))
+        .def_prop_ro(
+            "name", [](const PyDType& d) { return name(d.dtype); }, "Its name: f32, i32, ...")
+        .def_prop_ro(
+            "itemsize", [](const PyDType& d) { return size_bytes(d.dtype); }, "Bytes per value.")
+        .def_prop_ro(
+            "bits", [](const PyDType& d) { return bits(d.dtype); }, "Bits per value.")
+        .def_prop_ro(
+            "is_float", [](const PyDType& d) { return is_float(d.dtype); }, "True for f32 and f64.")
+        .def_prop_ro(
+            "is_signed", [](const PyDType& d) { return is_signed(d.dtype); },
+            "True for the signed integers and the floats.")
+        .def_prop_ro(
+            "tack_dtype", [](nb::handle self) { return nb::borrow(self); },
+            "The type itself (what the Python Tack's dtype wrappers answer).")
+        .def_prop_ro(
+            "numpy_dtype",
+            [](const PyDType& d) { return numpy().attr("dtype")(numpy_name(d.dtype)); },
+            "The NumPy dtype of the same values.")
+        .def_prop_ro(
+            "np", [](const PyDType& d) { return numpy().attr("dtype")(numpy_name(d.dtype)); },
+            "The same as numpy_dtype.")
+        .def("__call__", &dtype_call, nb::arg("value"),
+             "The value converted to this type (in kernels, a cast; on the host, a Python "
+             "number).")
         .def("__repr__", [](const PyDType& d) { return "tack." + std::string(name(d.dtype)); })
         .def("__str__", [](const PyDType& d) { return "tack." + std::string(name(d.dtype)); })
         .def("__hash__", [](const PyDType& d) { return static_cast<int>(d.dtype) + 0x7ac0; })

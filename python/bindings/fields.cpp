@@ -452,24 +452,51 @@ void init_fields(nb::module_& m) {
     });
     nb::class_<Field>(m, "Field", nb::is_weak_referenceable(),
                       "A typed n-dimensional array on a device (tack.field, tack.zeros, ...).")
-        .def_prop_ro("shape", [](const Field& f) { return to_tuple(f.shape); })
-        .def_prop_ro("dtype", [](const Field& f) { return dtype_object(f.array.dtype()); })
-        .def_prop_ro("size", [](const Field& f) { return product(f.shape); })
-        .def_prop_ro("ndim", [](const Field& f) { return f.shape.size(); })
-        .def_prop_ro("nbytes", [](const Field& f) { return f.array.nbytes(); })
-        .def_prop_ro("itemsize", [](const Field& f) { return size_bytes(f.array.dtype()); })
-        .def_prop_ro("writable", [](const Field& f) { return f.array.writable(); })
-        .def_prop_ro("device", [](const Field& f) { return f.array.device(); })
-        .def_prop_ro("address", [](const Field& f) { return f.array.address(); })
-        .def_prop_ro("element_shape", [](const Field& f) { return to_tuple(f.elem_dims()); })
+        .def_prop_ro(
+            "shape", [](const Field& f) { return to_tuple(f.shape); },
+            "The extents, outermost first (a vector or matrix field: its host shape).")
+        .def_prop_ro(
+            "dtype", [](const Field& f) { return dtype_object(f.array.dtype()); },
+            "The element type (tack.f32, tack.i32, ...).")
+        .def_prop_ro(
+            "size", [](const Field& f) { return product(f.shape); }, "The number of elements.")
+        .def_prop_ro(
+            "ndim", [](const Field& f) { return f.shape.size(); }, "The number of dimensions.")
+        .def_prop_ro(
+            "nbytes", [](const Field& f) { return f.array.nbytes(); }, "The size in bytes.")
+        .def_prop_ro(
+            "itemsize", [](const Field& f) { return size_bytes(f.array.dtype()); },
+            "Bytes per scalar element.")
+        .def_prop_ro(
+            "writable", [](const Field& f) { return f.array.writable(); },
+            "False for read-only memory (field_from_ptr without writable, a read-only DLPack "
+            "import): kernels that store to it are refused.")
+        .def_prop_ro(
+            "device", [](const Field& f) { return f.array.device(); },
+            "The device whose memory holds the field.")
+        .def_prop_ro(
+            "address", [](const Field& f) { return f.array.address(); },
+            "The memory's address (host or device pointer; 0 where the backend has none to give).")
+        .def_prop_ro(
+            "element_shape", [](const Field& f) { return to_tuple(f.elem_dims()); },
+            "(n,) for a vector field, (n, m) for a matrix field, () for scalars.")
         .def_prop_ro(
             "vector_n",
-            [](const Field& f) { return f.array.elem_rank() == 1 ? f.elem_dims()[0] : int64_t{0}; })
-        .def("__len__", [](const Field& f) { return f.shape.empty() ? 0 : f.shape[0]; })
-        .def("from_numpy", &from_numpy, nb::arg("arr"))
-        .def("to_numpy", &to_numpy, nb::arg("vectors") = false)
-        .def("numpy", [](const Field& f) { return to_numpy(f, false); })
-        .def("fill", &fill, nb::arg("value"))
+            [](const Field& f) { return f.array.elem_rank() == 1 ? f.elem_dims()[0] : int64_t{0}; },
+            "The components of a vector field's elements; 0 for other fields.")
+        .def(
+            "__len__", [](const Field& f) { return f.shape.empty() ? 0 : f.shape[0]; },
+            "The outermost extent.")
+        .def("from_numpy", &from_numpy, nb::arg("arr"),
+             "Copies `arr` (the field's shape; converted to its dtype) into the field.")
+        .def("to_numpy", &to_numpy, nb::arg("vectors") = false,
+             "A NumPy copy of the contents, once the launches queued before it ran. `vectors`: "
+             "a vector field's components as a last axis.")
+        .def(
+            "numpy", [](const Field& f) { return to_numpy(f, false); }, "The same as to_numpy().")
+        .def("fill", &fill, nb::arg("value"),
+             "Sets every element to `value` (a number, or a graph parameter while capturing); "
+             "queued like a launch.")
         .def(
             "synchronize",
             [](const Field& f) {
@@ -477,12 +504,17 @@ void init_fields(nb::module_& m) {
                 f.array.synchronize();
             },
             "Waits for the launches, fills and copies queued on this field's device.")
-        .def("reshape", &reshape, nb::arg("shape"))
-        .def("copy", [](const Field& f) { return converted(f, f.array.dtype()); })
+        .def("reshape", &reshape, nb::arg("shape"),
+             "The same elements in another shape of the same size, sharing the memory.")
+        .def(
+            "copy", [](const Field& f) { return converted(f, f.array.dtype()); },
+            "A new field on the same device holding a copy.")
         .def(
             "astype", [](const Field& f, nb::handle dt) { return converted(f, dtype_arg(dt)); },
-            nb::arg("dtype"))
-        .def("__getitem__", &getitem, nb::arg("index").none())
+            nb::arg("dtype"), "A new field of `dtype` holding the elements converted.")
+        .def("__getitem__", &getitem, nb::arg("index").none(),
+             "On the host, one element's value (it waits for queued launches); in kernels, a "
+             "load.")
         .def("__setitem__",
              [](Field&, nb::object, nb::object) {
                  raise_python(PyExc_TypeError,
@@ -495,37 +527,42 @@ void init_fields(nb::module_& m) {
                               "Fields are not iterated on the host; use to_numpy() to read their "
                               "values");
              })
-        .def("sum", &reduce<&Array::sum>)
-        .def("min", &reduce<&Array::min>)
-        .def("max", &reduce<&Array::max>)
-        .def("mean", &reduce<&Array::mean>)
+        .def("sum", &reduce<&Array::sum>, "The sum of the elements (on the device where it can).")
+        .def("min", &reduce<&Array::min>, "The smallest element.")
+        .def("max", &reduce<&Array::max>, "The largest element.")
+        .def("mean", &reduce<&Array::mean>, "The mean of the elements.")
         .def("__array__", &array_protocol, nb::arg("dtype").none() = nb::none(),
-             nb::arg("copy").none() = nb::none())
+             nb::arg("copy").none() = nb::none(), "NumPy's array protocol: np.asarray(field).")
         .def(
             "__dlpack__",
             [](const Field& f, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                nb::handle copy) { return dlpack_export(f, max_version, copy); },
             nb::kw_only(), nb::arg("stream").none() = nb::none(),
             nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
-            nb::arg("copy").none() = nb::none())
-        .def("__dlpack_device__",
-             [](const Field& f) {
-                 if (f.array.host_data()) return nb::make_tuple(1, 0);  // kDLCPU
-                 auto [type, id] = f.array.buffer()->backend().dlpack_device();
-                 return nb::make_tuple(type, id);
-             })
-        .def("export_memory",
-             [](const Field& f) {  // CONTRACT C24: Metal and CUDA export memory
-                 runtime::Backend& b = f.array.buffer()->backend();
-                 std::optional<runtime::ExportedMemory> e = b.export_memory(*f.array.buffer());
-                 if (!e)
-                     raise_python(PyExc_RuntimeError, "Backend " + std::string(b.display_name()) +
-                                                          "Backend does not support memory export");
-                 // The importer reads the array's own memory with no Tack call in between:
-                 // every later launch that binds it completes before returning.
-                 if (e->live) f.array.buffer()->share();
-                 return *e;
-             })
+            nb::arg("copy").none() = nb::none(),
+            "A DLPack capsule of the field's memory (the consumer shares it, no copy).")
+        .def(
+            "__dlpack_device__",
+            [](const Field& f) {
+                if (f.array.host_data()) return nb::make_tuple(1, 0);  // kDLCPU
+                auto [type, id] = f.array.buffer()->backend().dlpack_device();
+                return nb::make_tuple(type, id);
+            },
+            "(DLPack device type, device id) of the field's memory.")
+        .def(
+            "export_memory",
+            [](const Field& f) {  // CONTRACT C24: Metal and CUDA export memory
+                runtime::Backend& b = f.array.buffer()->backend();
+                std::optional<runtime::ExportedMemory> e = b.export_memory(*f.array.buffer());
+                if (!e)
+                    raise_python(PyExc_RuntimeError, "Backend " + std::string(b.display_name()) +
+                                                         "Backend does not support memory export");
+                // The importer reads the array's own memory with no Tack call in between:
+                // every later launch that binds it completes before returning.
+                if (e->live) f.array.buffer()->share();
+                return *e;
+            },
+            "The field's memory as an OS handle another API imports (CUDA, Metal).")
         .def("__repr__", &field_repr);
 
     m.def("_field", &create, nb::arg("dtype"), nb::arg("shape"), nb::arg("elem_dims").none(),
@@ -541,18 +578,26 @@ void init_fields(nb::module_& m) {
         note_device_used();
         return make_field(std::move(f));
     });
-    nb::class_<runtime::ExportedMemory>(m, "ExportedMemory")
-        .def_ro("backend", &runtime::ExportedMemory::backend)
-        .def_ro("size", &runtime::ExportedMemory::size)
-        .def_ro("allocation_size", &runtime::ExportedMemory::allocation_size)
-        .def_ro("handle", &runtime::ExportedMemory::handle)
-        .def_ro("handle_type", &runtime::ExportedMemory::handle_type)
-        .def_prop_ro("device_uuid",  // None where the backend names no device (Metal)
-                     [](const runtime::ExportedMemory& e) -> std::optional<std::string> {
-                         if (e.device_uuid.empty()) return std::nullopt;
-                         return e.device_uuid;
-                     })
-        .def_ro("live", &runtime::ExportedMemory::live);
+    nb::class_<runtime::ExportedMemory>(m, "ExportedMemory",
+                                        "What Field.export_memory hands another API.")
+        .def_ro("backend", &runtime::ExportedMemory::backend, "The exporting backend's name.")
+        .def_ro("size", &runtime::ExportedMemory::size, "The field's bytes.")
+        .def_ro("allocation_size", &runtime::ExportedMemory::allocation_size,
+                "The bytes of the allocation the handle names (at least size).")
+        .def_ro("handle", &runtime::ExportedMemory::handle,
+                "The OS handle (a file descriptor, or an MTLBuffer's id on Metal).")
+        .def_ro("handle_type", &runtime::ExportedMemory::handle_type,
+                "What the handle is: \"posix_fd\" (CUDA) or \"mtl_buffer\" (Metal).")
+        .def_prop_ro(
+            "device_uuid",  // None where the backend names no device (Metal)
+            [](const runtime::ExportedMemory& e) -> std::optional<std::string> {
+                if (e.device_uuid.empty()) return std::nullopt;
+                return e.device_uuid;
+            },
+            "The exporting device's UUID, or None where the backend names none.")
+        .def_ro("live", &runtime::ExportedMemory::live,
+                "True when the handle is the field's own memory, which sees later kernel writes; "
+                "False for a snapshot copy.");
     m.def("_memory_space",
           [](uint64_t address) { return default_device().backend()->memory_space(address); });
     m.def("_field_from_ptr", &field_from_ptr, nb::arg("address"), nb::arg("dtype"),

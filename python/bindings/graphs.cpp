@@ -139,8 +139,11 @@ bool graph_param_arg(nb::handle h, detail::Arg& out) {
 void init_graphs(nb::module_& m) {
     nb::class_<PyGraphParam>(m, "GraphParam",
                              "A scalar a replay of its graph may change (Graph.param).")
-        .def_prop_ro("name", [](const PyGraphParam& p) { return p.name; })
-        .def_prop_ro("value", [](const PyGraphParam& p) { return scalar_to_python(p.param.value); })
+        .def_prop_ro(
+            "name", [](const PyGraphParam& p) { return p.name; }, "The name given to Graph.param.")
+        .def_prop_ro(
+            "value", [](const PyGraphParam& p) { return scalar_to_python(p.param.value); },
+            "The value the next replay passes.")
         .def("__repr__",
              [](const PyGraphParam& p) { return "<tack.GraphParam '" + p.name + "'>"; });
     nb::class_<PyGraph>(m, "Graph",

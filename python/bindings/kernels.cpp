@@ -409,15 +409,17 @@ void init_kernels(nb::module_& m) {
         .def(nb::init<const std::string&, const std::string&, int, int, nb::object>(),
              nb::arg("source"), nb::arg("path"), nb::arg("line_offset"), nb::arg("col_offset"),
              nb::arg("resolver"))
-        .def_prop_ro("name", &PyKernel::name)
+        .def_prop_ro("name", &PyKernel::name, "The Python function's name.")
         .def("__repr__", [](const PyKernel& k) { return "<tack.kernel '" + k.name() + "'>"; })
-        .def_prop_ro("params",
-                     [](const PyKernel& k) {
-                         nb::list l;
-                         for (const auto& p : k.def().params)
-                             l.append(p.name);
-                         return nb::tuple(l);
-                     })
+        .def_prop_ro(
+            "params",
+            [](const PyKernel& k) {
+                nb::list l;
+                for (const auto& p : k.def().params)
+                    l.append(p.name);
+                return nb::tuple(l);
+            },
+            "The parameters' names, in order.")
         .def("_num_variants",
              [](const PyKernel& k) { return k.impl().num_variants(runtime::default_backend()); })
         .def("_num_templates",

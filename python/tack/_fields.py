@@ -20,16 +20,19 @@ def field(dtype=f32, shape=(), exportable=False):
 
 
 def zeros(dtype, shape):
+    """A new field of zeros."""
     return field(dtype, shape)
 
 
 def ones(dtype, shape):
+    """A new field of ones."""
     f = field(dtype, shape)
     f.fill(1)
     return f
 
 
 def full(dtype, shape, value):
+    """A new field with every element `value`."""
     f = field(dtype, shape)
     f.fill(value)
     return f
@@ -80,6 +83,8 @@ class Vector:
 
     @staticmethod
     def field(n, dtype=f32, shape=()):
+        """A zero-filled field of `shape` whose elements are `n`-component vectors of
+        `dtype`."""
         n = operator.index(n)
         most = _tack._MAX_VECTOR_COMPONENTS
         if not 1 <= n <= most:
@@ -97,10 +102,13 @@ class Matrix:
 
     @staticmethod
     def identity(n):
+        """In kernels: the n x n identity matrix."""
         _device_value("Matrix.identity")
 
     @staticmethod
     def field(n, m, dtype=f32, shape=()):
+        """A zero-filled field of `shape` whose elements are n x m matrices of `dtype`
+        (row-major)."""
         n, m = operator.index(n), operator.index(m)
         most = _tack._MAX_MATRIX_EXTENT
         if not (1 <= n <= most and 1 <= m <= most):

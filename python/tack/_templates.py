@@ -30,6 +30,8 @@ class _TemplateAnnotation:
 
 
 def template():
+    """A parameter annotation marking a template argument, as in the Python Tack; it has no
+    effect (an instance of a @tack.data_oriented class is a template wherever it is passed)."""
     return _TemplateAnnotation()
 
 

@@ -16,7 +16,13 @@ from ._intrinsics import _device_only
 class Texture3D:
     """What tack.texture3d returns. Pass it to kernels like a field."""
 
-    __slots__ = ("_source", "_storage", "shape", "interp", "__weakref__")
+    __slots__ = {
+        "_source": None,
+        "_storage": None,
+        "shape": "(W, H, D), x fastest.",
+        "interp": "The filtering: 'linear' (trilinear), the only one.",
+        "__weakref__": None,
+    }
 
     def __init__(self, field, shape, interp="linear"):
         if interp != "linear":

@@ -97,6 +97,7 @@ def direction3(state):
 
 
 def np_advance(state):
+    """advance() over an array of states, in NumPy: the same u32 values."""
     x = np.asarray(state).astype(np.uint32)
     with np.errstate(over="ignore"):
         x = x * np.uint32(_MUL) + np.uint32(_INC)
@@ -105,6 +106,7 @@ def np_advance(state):
 
 
 def np_seed(index, stream):
+    """seed() over arrays of indices and streams, in NumPy."""
     return np_advance(np.asarray(index).astype(np.uint32) ^ np_advance(stream))
 
 
@@ -114,10 +116,12 @@ def _np_unit(state):
 
 
 def np_uniform(state):
+    """uniform() over an array of states, in NumPy: (values, next states)."""
     return _np_unit(state), np_advance(state)
 
 
 def np_normal(state):
+    """normal() over an array of states, in NumPy: (values, next states)."""
     f = np.float32
     u1 = f(1.0) - _np_unit(state)
     state2 = np_advance(state)
@@ -126,11 +130,13 @@ def np_normal(state):
 
 
 def np_direction2(state):
+    """direction2() over an array of states, in NumPy: ((n, 2) vectors, next states)."""
     a = np.float32(_TWO_PI) * _np_unit(state)
     return np.stack([np.cos(a), np.sin(a)], axis=-1).astype(np.float32), np_advance(state)
 
 
 def np_direction3(state):
+    """direction3() over an array of states, in NumPy: ((n, 3) vectors, next states)."""
     f = np.float32
     a = f(_TWO_PI) * _np_unit(state)
     state2 = np_advance(state)
